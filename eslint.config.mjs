@@ -1,0 +1,70 @@
+import nx from '@nx/eslint-plugin';
+
+// Module boundaries: every project carries one scope:* and one type:* tag (see project.json).
+// The constraints below are the architecture; a violation fails `npm test`.
+const natsClients = ['@nats-io/*', 'nats'];
+const mongoClients = ['mongoose', 'mongodb'];
+const httpFrameworks = ['express', 'express-*', 'pino-http', 'supertest'];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  { ignores: ['**/dist', '**/node_modules', '**/coverage', '**/tmp', '.nx'] },
+  {
+    files: ['**/*.ts', '**/*.js'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          banTransitiveDependencies: true,
+          allow: [],
+          depConstraints: [
+            // Scopes: privacy and refsync never import each other; shared imports neither.
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:privacy', onlyDependOnLibsWithTags: ['scope:privacy', 'scope:shared'] },
+            { sourceTag: 'scope:refsync', onlyDependOnLibsWithTags: ['scope:refsync', 'scope:shared'] },
+            // Types.
+            {
+              sourceTag: 'type:contracts',
+              onlyDependOnLibsWithTags: ['type:contracts'],
+              allowedExternalImports: ['zod', 'zod/*'],
+            },
+            {
+              sourceTag: 'type:domain',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'],
+              bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
+            },
+            {
+              sourceTag: 'type:data-access',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:data-access', 'type:util'],
+              bannedExternalImports: [...httpFrameworks],
+            },
+            {
+              sourceTag: 'type:util',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:util'],
+            },
+            {
+              sourceTag: 'type:client',
+              onlyDependOnLibsWithTags: ['type:contracts'],
+              bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
+            },
+            {
+              sourceTag: 'type:testing',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', 'type:tool', 'type:testing'],
+            },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+];

@@ -1,0 +1,24 @@
+// Shared Jest settings. @nx/jest's preset brings the resolver that maps the tsconfig path aliases
+// (@nhp/*) to source; SWC transpiles TypeScript (typechecking is the `typecheck` target's job).
+const nxPreset = require('@nx/jest/preset').default;
+
+module.exports = {
+  ...nxPreset,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  transform: {
+    '^.+\\.[tj]s$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  // Component tests start real servers (MongoDB-compatible server, nats-server); one worker per
+  // project keeps a 2-core machine responsive while Nx runs two projects side by side.
+  maxWorkers: 1,
+  testTimeout: 30_000,
+};

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'shared-health',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'shared-http',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'bench',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};

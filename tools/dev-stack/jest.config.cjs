@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'dev-stack',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};

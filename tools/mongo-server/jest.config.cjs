@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'mongo-server',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
