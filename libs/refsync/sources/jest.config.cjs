@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-sources',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-sync',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};
