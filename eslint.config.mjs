@@ -6,6 +6,79 @@ const natsClients = ['@nats-io/*', 'nats'];
 const mongoClients = ['mongoose', 'mongodb'];
 const httpFrameworks = ['express', 'express-*', 'pino-http', 'supertest'];
 
+/**
+ * Test files may also use the shared test infrastructure (type:testing), whatever their project's
+ * type; production code may not.
+ */
+function depConstraints({ tests = false } = {}) {
+  const constraints = [
+    // Scopes: privacy and refsync never import each other; shared imports neither.
+    { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+    { sourceTag: 'scope:privacy', onlyDependOnLibsWithTags: ['scope:privacy', 'scope:shared'] },
+    { sourceTag: 'scope:refsync', onlyDependOnLibsWithTags: ['scope:refsync', 'scope:shared'] },
+    // Types.
+    {
+      sourceTag: 'type:contracts',
+      onlyDependOnLibsWithTags: ['type:contracts'],
+      allowedExternalImports: ['zod', 'zod/*'],
+    },
+    {
+      sourceTag: 'type:domain',
+      onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'],
+      bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
+    },
+    {
+      sourceTag: 'type:data-access',
+      onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:data-access', 'type:util'],
+      bannedExternalImports: [...httpFrameworks],
+    },
+    {
+      sourceTag: 'type:util',
+      onlyDependOnLibsWithTags: ['type:contracts', 'type:util'],
+    },
+    {
+      sourceTag: 'type:client',
+      onlyDependOnLibsWithTags: ['type:contracts'],
+      bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
+    },
+    {
+      sourceTag: 'type:testing',
+      onlyDependOnLibsWithTags: [
+        'type:contracts',
+        'type:util',
+        'type:data-access',
+        'type:tool',
+        'type:testing',
+      ],
+    },
+    { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+  ];
+  if (!tests) return constraints;
+  return constraints.map((c) =>
+    c.onlyDependOnLibsWithTags &&
+    c.sourceTag.startsWith('type:') &&
+    !c.onlyDependOnLibsWithTags.includes('*')
+      ? {
+          ...c,
+          onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing', 'type:tool'],
+        }
+      : c,
+  );
+}
+
+function boundaries(options) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: true,
+      banTransitiveDependencies: true,
+      allow: [],
+      depConstraints: depConstraints(options),
+    },
+  ];
+}
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -14,57 +87,22 @@ export default [
   {
     files: ['**/*.ts', '**/*.js'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          banTransitiveDependencies: true,
-          allow: [],
-          depConstraints: [
-            // Scopes: privacy and refsync never import each other; shared imports neither.
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:privacy', onlyDependOnLibsWithTags: ['scope:privacy', 'scope:shared'] },
-            { sourceTag: 'scope:refsync', onlyDependOnLibsWithTags: ['scope:refsync', 'scope:shared'] },
-            // Types.
-            {
-              sourceTag: 'type:contracts',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              allowedExternalImports: ['zod', 'zod/*'],
-            },
-            {
-              sourceTag: 'type:domain',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'],
-              bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
-            },
-            {
-              sourceTag: 'type:data-access',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:data-access', 'type:util'],
-              bannedExternalImports: [...httpFrameworks],
-            },
-            {
-              sourceTag: 'type:util',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:util'],
-            },
-            {
-              sourceTag: 'type:client',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
-            },
-            {
-              sourceTag: 'type:testing',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', 'type:tool', 'type:testing'],
-            },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(),
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries({ tests: true }),
     },
   },
   {
     files: ['**/*.ts'],
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
 ];

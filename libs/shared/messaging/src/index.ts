@@ -1,1 +1,13 @@
-export {};
+export { connectNats, drainNats, natsIsConnected, type ConnectNatsOptions } from './connection';
+export { ensureStream, type StreamSpec } from './stream';
+export {
+  CLOUDEVENTS_CONTENT_TYPE,
+  cloudEventEnvelopeSchema,
+  defineEvent,
+  publishCloudEvent,
+  subscribeCloudEvents,
+  type CloudEvent,
+  type EventDefinition,
+  type PublishOptions,
+} from './cloudevents';
+export type { NatsConnection, Subscription } from '@nats-io/transport-node';

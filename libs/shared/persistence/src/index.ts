@@ -1,1 +1,14 @@
-export {};
+export {
+  closeMongo,
+  connectMongo,
+  mongoPing,
+  syncIndexes,
+  type ConnectMongoOptions,
+} from './connection';
+export { DUPLICATE_KEY, duplicateKeyInfo, type DuplicateKeyInfo } from './duplicate-key';
+export {
+  createNoteRepository,
+  NoteAlreadyExistsError,
+  type Note,
+  type NoteRepository,
+} from './example/note.repository';

@@ -1,0 +1,86 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+export interface ConnectNatsOptions {
+  /** One URL or a comma-separated list, as in NATS_URL. */
+  servers: string | string[];
+  /** Connection name shown in the server's monitoring (e.g. the app name). */
+  name: string;
+  logger: Logger;
+  /** How long to wait between reconnect attempts. */
+  reconnectTimeWaitMs?: number;
+}
+
+/**
+ * nats.js reports the connection state only as a stream of status events, so we keep the last
+ * known state per connection for readiness probes.
+ */
+const connected = new WeakMap<NatsConnection, boolean>();
+
+function toServerList(servers: string | string[]): string[] {
+  const list = Array.isArray(servers) ? servers : servers.split(',');
+  return list.map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/**
+ * Connects with endless reconnects: a NATS outage must degrade readiness, never end the process.
+ * `waitOnFirstConnect` lets a service start before NATS is up (compose starts them together).
+ */
+export async function connectNats(options: ConnectNatsOptions): Promise<NatsConnection> {
+  const { logger } = options;
+  const servers = toServerList(options.servers);
+  const nc = await connect({
+    servers,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: options.reconnectTimeWaitMs ?? 1000,
+    waitOnFirstConnect: true,
+  });
+  connected.set(nc, true);
+  logger.info({ server: nc.getServer() }, 'nats connected');
+  void watchStatus(nc, logger);
+  return nc;
+}
+
+async function watchStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of nc.status()) {
+    switch (status.type) {
+      case 'disconnect':
+        connected.set(nc, false);
+        logger.warn({ server: status.server }, 'nats disconnected');
+        break;
+      case 'reconnect':
+        connected.set(nc, true);
+        logger.info({ server: status.server }, 'nats reconnected');
+        break;
+      case 'reconnecting':
+        logger.debug('nats reconnecting');
+        break;
+      case 'error':
+        logger.error({ err: status.error }, 'nats error');
+        break;
+      case 'close':
+        connected.set(nc, false);
+        break;
+      default:
+        logger.debug({ status: status.type }, 'nats status');
+    }
+  }
+}
+
+/** Readiness check: true while the client holds a live connection to a server. */
+export function natsIsConnected(nc: NatsConnection | undefined): boolean {
+  if (!nc || nc.isClosed()) return false;
+  return connected.get(nc) ?? false;
+}
+
+/** Drains subscriptions and pending publishes, then closes. Safe to call on a closed connection. */
+export async function drainNats(nc: NatsConnection | undefined): Promise<void> {
+  if (!nc || nc.isClosed()) return;
+  try {
+    await nc.drain();
+  } catch {
+    // A connection that is reconnecting cannot drain; close it instead so shutdown completes.
+    await nc.close();
+  }
+}

@@ -1,0 +1,65 @@
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  StorageType,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  storage: 'file' | 'memory';
+  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate. */
+  duplicateWindowMs: number;
+  maxAgeMs: number;
+}
+
+/** NATS server error code JSStreamNameExistErr; nats.js names only a few codes. */
+const STREAM_NAME_IN_USE = 10058;
+
+function isStreamNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+}
+
+/**
+ * Creates the stream, or brings an existing one to the given subjects and limits. Safe to call
+ * from every instance at every start: the end state is the same whoever runs first.
+ */
+export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<StreamInfo> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: spec.storage === 'file' ? StorageType.File : StorageType.Memory,
+    duplicate_window: nanos(spec.duplicateWindowMs),
+    max_age: nanos(spec.maxAgeMs),
+  };
+  try {
+    const existing = await jsm.streams.info(spec.name);
+    const same =
+      existing.config.storage === config.storage &&
+      existing.config.duplicate_window === config.duplicate_window &&
+      existing.config.max_age === config.max_age &&
+      [...existing.config.subjects].sort().join(',') === [...config.subjects].sort().join(',');
+    if (same) return existing;
+    // Storage type cannot change on a live stream; the server rejects that with a clear error.
+    return await jsm.streams.update(spec.name, {
+      subjects: config.subjects,
+      duplicate_window: config.duplicate_window,
+      max_age: config.max_age,
+    });
+  } catch (err) {
+    if (!isStreamNotFound(err)) throw err;
+    try {
+      return await jsm.streams.add(config);
+    } catch (addErr) {
+      // Another instance created it between our info and add: converge on what is there.
+      if (addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE) {
+        return jsm.streams.info(spec.name);
+      }
+      throw addErr;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export class NatsServerNotFoundError extends Error {
+  constructor() {
+    super(
+      'nats-server was not found on PATH. Install it (Debian: `apt-get install nats-server`) ' +
+        'or point the tests at a running server with NATS_URL=nats://host:port.',
+    );
+    this.name = 'NatsServerNotFoundError';
+  }
+}
+
+export interface NatsServerProcess {
+  url: string;
+  port: number;
+  /** Stops the process; the JetStream store stays so `restart()` brings the same streams back. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same store. */
+  restart(): Promise<void>;
+  /** Stops the process and removes its temporary store. */
+  dispose(): Promise<void>;
+}
+
+function natsServerBinary(): string {
+  const found = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });
+  if (found.error) throw new NatsServerNotFoundError();
+  return 'nats-server';
+}
+
+const LISTENING = /Listening for client connections on [^\s]*:(\d+)/;
+
+function launch(
+  binary: string,
+  port: number,
+  storeDir: string,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    // -p -1 lets the server pick a free port itself, so there is no window for a port race.
+    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`nats-server did not start within 10 s:\n${output}`));
+    }, 10_000);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      output += chunk;
+      const match = LISTENING.exec(output);
+      if (match && output.includes('Server is ready')) {
+        clearTimeout(timer);
+        child.stderr?.removeAllListeners('data');
+        child.stderr?.resume();
+        resolve({ child, port: Number(match[1]) });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited with code ${code} before it was ready:\n${output}`));
+    });
+  });
+}
+
+function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Spawns a private nats-server with JetStream in a temporary directory on a free loopback port. */
+export async function startNatsServer(): Promise<NatsServerProcess> {
+  const binary = natsServerBinary();
+  const storeDir = await mkdtemp(join(tmpdir(), 'nhp-nats-'));
+  let { child, port } = await launch(binary, -1, storeDir).catch(async (err) => {
+    await rm(storeDir, { recursive: true, force: true });
+    throw err;
+  });
+  let current: ChildProcess | undefined = child;
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await stopChild(current);
+      current = undefined;
+    },
+    async restart() {
+      await stopChild(current);
+      ({ child, port } = await launch(binary, port, storeDir));
+      current = child;
+    },
+    async dispose() {
+      await stopChild(current);
+      current = undefined;
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}
