@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import {
+  commonEnvShape,
+  envBool,
+  envDurationMs,
+  envInt,
+  envPort,
+  envUrl,
+  parseDurationMs,
+  parseEnv,
+  resolveMongoAutoIndex,
+} from '../src';
+
+const one = <S extends z.ZodType>(schema: S, value: string | undefined): z.infer<S> => {
+  const parsed: Record<string, unknown> = parseEnv(z.object({ V: schema }), value === undefined ? {} : { V: value });
+  return parsed['V'] as z.infer<S>;
+};
+
+describe('env building blocks', () => {
+  it('when a port is a valid integer, then it is a number; when unset, then the default applies', () => {
+    expect(one(envPort(3001), ' 8080 ')).toBe(8080);
+    expect(one(envPort(3001), undefined)).toBe(3001);
+  });
+
+  it.each(['0', '65536', '80.5', '8o', '-1', '1e3'])('when a port is %j, then it is rejected', (raw) => {
+    expect(() => one(envPort(3001), raw)).toThrow(`V: expected integer 1-65535, got ${JSON.stringify(raw)}`);
+  });
+
+  it('when an integer has bounds, then the message states them', () => {
+    expect(one(envInt({ min: 1 }), '7')).toBe(7);
+    expect(() => one(envInt({ min: 1 }), '0')).toThrow('V: expected integer >= 1, got "0"');
+    expect(() => one(envInt(), 'x')).toThrow('V: expected integer, got "x"');
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('when a boolean is %j, then it is %s', (raw, expected) => {
+    expect(one(envBool(), raw)).toBe(expected);
+  });
+
+  it('when a boolean is a word other than true/false/1/0, then it is rejected rather than guessed', () => {
+    expect(() => one(envBool(false), 'yes')).toThrow('V: expected true, false, 1 or 0, got "yes"');
+    expect(one(envBool(true), undefined)).toBe(true);
+  });
+
+  it('when a URL has the wrong scheme, then it is rejected without echoing the value (it may hold a password)', () => {
+    const schema = envUrl({ protocols: ['mongodb'] });
+    expect(one(schema, 'mongodb://u:p@db:27017/x')).toBe('mongodb://u:p@db:27017/x');
+    let message = '';
+    try {
+      one(schema, 'http://u:secret@db');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe('Invalid environment: V: expected a URL starting with mongodb://');
+    expect(message).not.toContain('secret');
+    expect(() => one(envUrl(), 'not a url')).toThrow('V: expected an absolute URL');
+  });
+
+  it.each([
+    ['1500', 1500],
+    ['1500ms', 1500],
+    ['10s', 10_000],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+  ])('when a duration is %j, then it is %d ms', (raw, ms) => {
+    expect(parseDurationMs(raw)).toBe(ms);
+    expect(one(envDurationMs(), raw)).toBe(ms);
+  });
+
+  it('when a duration has an unknown unit, then it is rejected', () => {
+    expect(() => one(envDurationMs(5), '10 days')).toThrow('V: expected a duration');
+  });
+});
+
+describe('commonEnvShape', () => {
+  const schema = z.object(commonEnvShape);
+
+  it('when nothing is set, then every documented default applies', () => {
+    expect(parseEnv(schema, {})).toEqual({
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: false,
+      MONGO_URL: 'mongodb://127.0.0.1:27017/nhp',
+      NATS_URL: 'nats://127.0.0.1:4222',
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+      MONGO_AUTO_INDEX: undefined,
+      MONGO_SYNC_INDEXES_ON_START: false,
+    });
+  });
+
+  it('when MONGO_AUTO_INDEX is unset, then it is on outside production and off in production', () => {
+    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'development' }))).toBe(true);
+    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'test' }))).toBe(true);
+    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production' }))).toBe(false);
+    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production', MONGO_AUTO_INDEX: 'true' }))).toBe(true);
+  });
+
+  it('when NODE_ENV or LOG_LEVEL is unknown, then the message lists the allowed values', () => {
+    expect(() => parseEnv(schema, { NODE_ENV: 'prod', LOG_LEVEL: 'verbose' })).toThrow(
+      'Invalid environment: NODE_ENV: expected one of development, test, production, got "prod"; ' +
+        'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    );
+  });
+});
