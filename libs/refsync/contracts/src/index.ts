@@ -1,1 +1,4 @@
-export {};
+export * from './lib/item-data';
+export * from './lib/envelopes';
+export * from './lib/problem-details';
+export * from './lib/events';
