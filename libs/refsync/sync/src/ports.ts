@@ -1,0 +1,74 @@
+/**
+ * Ports of the sync use case. Adapters live elsewhere (libs/refsync/sources reads upstream,
+ * libs/refsync/data-access writes versions); this lib stays free of I/O so its rules can be
+ * tested with plain objects.
+ */
+import type { Dataset } from '@nhp/refsync-contracts';
+
+/** One element of an upstream file: either a parsed JSON value or why it could not be parsed. */
+export interface UpstreamRecord {
+  /** 1-based position of the item in the upstream file (array element or non-blank line). */
+  readonly index: number;
+  /** 1-based line where the item starts, when the format makes that cheap to know. */
+  readonly line?: number;
+  readonly value?: unknown;
+  /** Set when the element is not valid JSON; `value` is then absent. */
+  readonly error?: string;
+}
+
+/**
+ * A readable copy of one upstream dataset. `records()` may be iterated more than once (the sync
+ * validates in a first pass and stages changed items in a second one, so memory stays bounded by
+ * the number of ids, not the size of the data).
+ */
+export interface UpstreamSnapshot {
+  /** Where the data came from, safe to log and to publish (no credentials). */
+  readonly description: string;
+  records(): AsyncIterable<UpstreamRecord>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamSource {
+  readonly description: string;
+  open(): Promise<UpstreamSnapshot>;
+}
+
+export interface CommittedItem {
+  readonly itemId: string;
+  readonly hash: string;
+  readonly isDeleted: boolean;
+  readonly data: unknown;
+}
+
+export interface StagedChange {
+  itemId: string;
+  data: unknown;
+  hash: string;
+  isDeleted: boolean;
+}
+
+/** Structurally the outbox entry of @nhp/refsync-data-access (domain code may not import it). */
+export interface OutboxEvent {
+  id: string;
+  subject: string;
+  payload: object;
+  createdAt: Date;
+  publishedAt?: Date | null;
+}
+
+/** The refsync write side, as the sync needs it. */
+export interface SyncStore {
+  recover(): Promise<{ removed: number; restored: number }>;
+  readState(): Promise<{ version: number; committedAt: Date | null }>;
+  committedItems(dataset: Dataset): AsyncIterable<CommittedItem>;
+  stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[], committedAt: Date): Promise<void>;
+  commit(args: { expectedVersion: number; nextVersion: number; committedAt: Date; event: OutboxEvent }): Promise<void>;
+  recordUnchangedRun(event: OutboxEvent): Promise<void>;
+}
+
+/** Minimal logger shape (pino's). */
+export interface SyncLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
