@@ -1,2 +1,7 @@
 export { startTestInfra, useTestInfra, withDatabase, type TestInfra } from './infra';
-export { NatsServerNotFoundError, startNatsServer, type NatsServerProcess } from './nats-server';
+export {
+  NatsServerNotFoundError,
+  startNatsServer,
+  type NatsServerProcess,
+  type StartNatsServerOptions,
+} from './nats-server';

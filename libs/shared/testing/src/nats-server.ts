@@ -77,12 +77,27 @@ function stopChild(child: ChildProcess | undefined): Promise<void> {
   });
 }
 
-/** Spawns a private nats-server with JetStream in a temporary directory on a free loopback port. */
-export async function startNatsServer(): Promise<NatsServerProcess> {
+export interface StartNatsServerOptions {
+  /** JetStream store; kept on dispose. Default: a temporary directory that dispose removes. */
+  storeDir?: string;
+  /** Default: a free port chosen by the server. */
+  port?: number;
+}
+
+/**
+ * Spawns a private nats-server with JetStream on loopback: for tests (temporary store, free port)
+ * and for the dev stack (a kept store).
+ */
+export async function startNatsServer(
+  options: StartNatsServerOptions = {},
+): Promise<NatsServerProcess> {
   const binary = natsServerBinary();
-  const storeDir = await mkdtemp(join(tmpdir(), 'nhp-nats-'));
-  let { child, port } = await launch(binary, -1, storeDir).catch(async (err) => {
-    await rm(storeDir, { recursive: true, force: true });
+  const ownsStore = options.storeDir === undefined;
+  const storeDir = options.storeDir ?? (await mkdtemp(join(tmpdir(), 'nhp-nats-')));
+  const removeStore = () =>
+    ownsStore ? rm(storeDir, { recursive: true, force: true }) : Promise.resolve();
+  let { child, port } = await launch(binary, options.port ?? -1, storeDir).catch(async (err) => {
+    await removeStore();
     throw err;
   });
   let current: ChildProcess | undefined = child;
@@ -101,7 +116,7 @@ export async function startNatsServer(): Promise<NatsServerProcess> {
     async dispose() {
       await stopChild(current);
       current = undefined;
-      await rm(storeDir, { recursive: true, force: true });
+      await removeStore();
     },
   };
 }
