@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# One image recipe for every app: `docker build --build-arg APP=<privacy-api|refsync-api|refsync-importer> .`
+# Stages: full install + bundle (esbuild inlines the workspace libs), production-only install,
+# and a slim runtime that runs as the unprivileged `node` user.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /repo
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+ARG APP
+RUN test -n "$APP" && npx nx run "$APP:build" --skip-nx-cache
+
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /repo
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ARG APP
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=prod-deps /repo/node_modules ./node_modules
+COPY --from=build /repo/dist/apps/${APP}/ ./
+# The importer's default sources point at the bundled sample data (see .env.example).
+COPY tools/refsync-sample-data/data ./sample-data
+USER node
+# node is not a good PID 1 by itself: compose sets `init: true` so signals reach it and zombies
+# are reaped; the app handles SIGTERM with a graceful shutdown.
+CMD ["node", "--enable-source-maps", "main.js"]
