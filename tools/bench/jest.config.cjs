@@ -1,5 +1,0 @@
-module.exports = {
-  displayName: 'bench',
-  preset: '../../jest.preset.cjs',
-  rootDir: __dirname,
-};

@@ -1,5 +1,0 @@
-module.exports = {
-  displayName: 'dev-stack',
-  preset: '../../jest.preset.cjs',
-  rootDir: __dirname,
-};
