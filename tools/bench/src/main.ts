@@ -1,0 +1,26 @@
+/**
+ * `npm run bench [-- <name> ...]`: runs the named benchmarks (default: all). Each one measures its
+ * baseline in the same run and prints figures, ratios and targets; nothing here asserts on time.
+ */
+const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  'mongo-server': () => import('./mongo-server'),
+};
+
+async function main(): Promise<void> {
+  const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const unknown = requested.filter((name) => !(name in benches));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}\n`);
+    process.exit(2);
+  }
+  for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
+    process.stdout.write(`\n=== ${name}\n`);
+    const bench = await benches[name]!();
+    await bench.run();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

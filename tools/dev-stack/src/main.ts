@@ -1,0 +1,183 @@
+/**
+ * `npm start`: the whole stack on one machine with embedded defaults.
+ * - NATS: NATS_URL, or a nats-server spawned here (JetStream store in .data/nats).
+ * - MongoDB: MONGO_URL, or the project's MongoDB-compatible server (data file in .data/mongo).
+ * - The three apps, each as its own Node process (as in production), with readable logs.
+ * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { start as startMongoServer } from '@nhp/mongo-server';
+import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
+
+const root = resolve(__dirname, '../../..');
+const dataDir = resolve(process.env['DEV_DATA_DIR'] ?? join(root, '.data'));
+
+interface AppSpec {
+  name: string;
+  entry: string;
+  portVariable: string;
+  defaultPort: number;
+  color: number;
+}
+
+const apps: AppSpec[] = [
+  {
+    name: 'privacy-api',
+    entry: 'apps/privacy-api/src/main.ts',
+    portVariable: 'PRIVACY_API_PORT',
+    defaultPort: 3001,
+    color: 36,
+  },
+  {
+    name: 'refsync-api',
+    entry: 'apps/refsync-api/src/main.ts',
+    portVariable: 'REFSYNC_API_PORT',
+    defaultPort: 3002,
+    color: 35,
+  },
+  {
+    name: 'refsync-importer',
+    entry: 'apps/refsync-importer/src/main.ts',
+    portVariable: 'REFSYNC_IMPORTER_PORT',
+    defaultPort: 3003,
+    color: 33,
+  },
+];
+
+const say = (line: string) => process.stdout.write(`\x1b[1m[dev-stack]\x1b[0m ${line}\n`);
+
+function pipeWithPrefix(
+  stream: NodeJS.ReadableStream | null,
+  prefix: string,
+  out: NodeJS.WriteStream,
+): void {
+  if (!stream) return;
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) out.write(`${prefix} ${line}\n`);
+  });
+  stream.on('end', () => rest && out.write(`${prefix} ${rest}\n`));
+}
+
+async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return false;
+}
+
+function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function main(): Promise<void> {
+  await mkdir(join(dataDir, 'mongo'), { recursive: true });
+  await mkdir(join(dataDir, 'nats'), { recursive: true });
+
+  let nats: NatsServerProcess | undefined;
+  let natsUrl = process.env['NATS_URL'];
+  if (!natsUrl) {
+    nats = await startNatsServer({ storeDir: join(dataDir, 'nats') });
+    natsUrl = nats.url;
+    say(`nats-server (JetStream, store ${join(dataDir, 'nats')}) on ${natsUrl}`);
+  } else {
+    say(`using NATS at NATS_URL`);
+  }
+
+  let mongo: Awaited<ReturnType<typeof startMongoServer>> | undefined;
+  let mongoUrl = process.env['MONGO_URL'];
+  if (!mongoUrl) {
+    mongo = await startMongoServer({
+      port: Number(process.env['DEV_MONGO_PORT'] ?? 0),
+      dataFile: join(dataDir, 'mongo', 'nhp.bson'),
+    });
+    mongoUrl = `${mongo.uri}/nhp`;
+    say(`embedded MongoDB-compatible server (data ${join(dataDir, 'mongo')}) on ${mongoUrl}`);
+  } else {
+    say('using MongoDB at MONGO_URL');
+  }
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
+    await mongo?.stop();
+    await nats?.dispose();
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  for (const app of apps) {
+    const port = Number(process.env[app.portVariable] ?? app.defaultPort);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, app.entry)], {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: process.env['NODE_ENV'] ?? 'development',
+        LOG_PRETTY: process.env['LOG_PRETTY'] ?? 'true',
+        MONGO_URL: mongoUrl,
+        NATS_URL: natsUrl,
+        [app.portVariable]: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const prefix = `\x1b[${app.color}m[${app.name}]\x1b[0m`;
+    pipeWithPrefix(child.stdout, prefix, process.stdout);
+    pipeWithPrefix(child.stderr, prefix, process.stderr);
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      say(`${app.name} exited (${signal ?? code}); stopping the stack`);
+      void stopAll(1);
+    });
+    children.set(app.name, child);
+  }
+
+  const summary: string[] = [];
+  for (const app of apps) {
+    const port = Number(process.env[app.portVariable] ?? app.defaultPort);
+    const healthy = await waitHealthy(
+      `http://127.0.0.1:${port}/health`,
+      children.get(app.name)!,
+      90_000,
+    );
+    summary.push(
+      `  ${app.name.padEnd(17)} http://localhost:${port}  ${healthy ? 'healthy' : 'NOT healthy yet'}`,
+    );
+  }
+  say(
+    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `[dev-stack] failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});
