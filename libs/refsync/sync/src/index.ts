@@ -1,1 +1,3 @@
 export * from './ports';
+export * from './report';
+export { runSync, type ChangeIds, type SyncDependencies, type SyncOptions, type SyncResult } from './run-sync';

@@ -1,0 +1,405 @@
+import {
+  DATASETS,
+  itemDataSchemas,
+  syncCompletedEventId,
+  type Dataset,
+  type SyncCompletedEventData,
+} from '@nhp/refsync-contracts';
+import { computeChangeSet, contentHash, deletionShare, eventCounts, exceedsDeletionShare } from '@nhp/refsync-domain';
+import type {
+  CommittedItem,
+  OutboxEvent,
+  StagedChange,
+  SyncLogger,
+  SyncStore,
+  UpstreamRecord,
+  UpstreamSnapshot,
+  UpstreamSource,
+} from './ports';
+import {
+  SyncAbortedError,
+  formatReport,
+  type DatasetSummary,
+  type DuplicateId,
+  type InvalidItem,
+  type ValidationReport,
+} from './report';
+
+export interface SyncDependencies {
+  store: SyncStore;
+  sources: Record<Dataset, UpstreamSource>;
+  /** Builds the outbox entry (the full CloudEvent) for the event data; the id is decided here. */
+  buildEvent(data: SyncCompletedEventData, options: { id: string; time: Date }): OutboxEvent;
+  /** Confirms (and extends) the single-writer lease; throws when it is lost. */
+  assertLeader?(): Promise<void>;
+  logger: SyncLogger;
+  now?: () => Date;
+}
+
+export interface SyncOptions {
+  runId: string;
+  /** Largest share (0..1) of a dataset's active items one run may delete. */
+  maxDeleteShare: number;
+  allowMassDelete?: boolean;
+  /** Compute and return the change set, write nothing. */
+  dryRun?: boolean;
+  /** Items per staging write; bounds memory and request size. */
+  batchSize?: number;
+  /** Test seam: runs after the change set is staged and before the commit. */
+  afterStaged?: (info: { nextVersion: number }) => Promise<void>;
+}
+
+export interface ChangeIds {
+  added: string[];
+  changed: string[];
+  reappeared: string[];
+  deleted: string[];
+}
+
+export interface SyncResult {
+  runId: string;
+  outcome: 'committed' | 'unchanged' | 'dry-run';
+  previousVersion: number;
+  /** The version readers see after the run. */
+  currentVersion: number;
+  /** Set when this run committed a version. */
+  committedVersion: number | null;
+  datasets: Record<Dataset, DatasetSummary>;
+  sources: Record<Dataset, string>;
+  startedAt: Date;
+  completedAt: Date;
+  /** The event recorded in the outbox (none for a dry run). */
+  event?: OutboxEvent;
+  /** Only for a dry run: the ids of every change, by kind. */
+  changes?: Record<Dataset, ChangeIds>;
+  /** Only for a dry run: why the real run would abort (mass-deletion or empty-upstream guards). */
+  blockedBy?: string[];
+}
+
+interface DatasetPlan {
+  dataset: Dataset;
+  summary: DatasetSummary;
+  /** id -> hash of every item to write as active (added, changed, reappeared). */
+  upserts: Map<string, string>;
+  deleted: Set<string>;
+  ids: ChangeIds;
+}
+
+const DEFAULT_BATCH_SIZE = 1000;
+
+/**
+ * One synchronisation: read both upstream snapshots, validate every item against the contracts,
+ * diff by content hash against the committed state, guard against mass deletion, and apply the
+ * change set as version V+1 with one commit write (or record a no-change run).
+ *
+ * Memory is bounded by the number of ids, not by the data: the first pass over each snapshot keeps
+ * only id -> hash; the second pass stages the changed items in batches, and checks each hash again
+ * so an upstream file rewritten during the run aborts instead of mixing two files.
+ */
+export async function runSync(deps: SyncDependencies, options: SyncOptions): Promise<SyncResult> {
+  const now = deps.now ?? (() => new Date());
+  const log = deps.logger;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const startedAt = now();
+  const { runId } = options;
+
+  if (!options.dryRun) {
+    // Undo whatever a crashed run staged before anything else reads or writes (single writer).
+    const recovered = await deps.store.recover();
+    if (recovered.removed + recovered.restored > 0) {
+      log.warn({ runId, ...recovered }, 'cleaned up after an interrupted run');
+    }
+  }
+  const state = await deps.store.readState();
+  const previousVersion = state.version;
+
+  const snapshots: Partial<Record<Dataset, UpstreamSnapshot>> = {};
+  try {
+    for (const dataset of DATASETS) {
+      try {
+        snapshots[dataset] = await deps.sources[dataset].open();
+      } catch (err) {
+        throw new SyncAbortedError(
+          'upstream_unavailable',
+          `${dataset}: ${(err as Error).message}`,
+          {},
+          { cause: err },
+        );
+      }
+    }
+    const opened = snapshots as Record<Dataset, UpstreamSnapshot>;
+    const sources = Object.fromEntries(DATASETS.map((d) => [d, opened[d].description])) as Record<Dataset, string>;
+
+    // Pass 1: validate everything and diff, before writing anything.
+    const report: ValidationReport = { invalidItems: [], duplicateIds: [] };
+    const plans = {} as Record<Dataset, DatasetPlan>;
+    for (const dataset of DATASETS) {
+      plans[dataset] = await planDataset(dataset, opened[dataset], deps.store, report);
+    }
+    const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<Dataset, DatasetSummary>;
+    if (report.invalidItems.length + report.duplicateIds.length > 0) {
+      const lines = formatReport(report);
+      throw new SyncAbortedError(
+        'invalid_upstream',
+        `upstream data rejected, nothing committed: ${report.invalidItems.length} invalid item(s), ` +
+          `${report.duplicateIds.length} duplicate id(s)\n  ${lines.join('\n  ')}`,
+        { report, datasets },
+      );
+    }
+    // A dry run shows the change set even when a guard would stop the real run, and says so.
+    const blockedBy: string[] = [];
+    for (const dataset of DATASETS) {
+      try {
+        guardDeletions(plans[dataset], options, datasets);
+      } catch (err) {
+        if (!options.dryRun) throw err;
+        blockedBy.push((err as Error).message);
+      }
+    }
+
+    const changedCount = DATASETS.reduce((n, d) => n + plans[d].upserts.size + plans[d].deleted.size, 0);
+    log.info({ runId, previousVersion, datasets }, changedCount > 0 ? 'change set computed' : 'no change upstream');
+
+    if (options.dryRun) {
+      return {
+        runId,
+        outcome: 'dry-run',
+        previousVersion,
+        currentVersion: previousVersion,
+        committedVersion: null,
+        datasets,
+        sources,
+        startedAt,
+        completedAt: now(),
+        changes: Object.fromEntries(DATASETS.map((d) => [d, plans[d].ids])) as Record<Dataset, ChangeIds>,
+        blockedBy,
+      };
+    }
+
+    const eventData = (changed: boolean, currentVersion: number, completedAt: Date): SyncCompletedEventData => ({
+      runId,
+      previousVersion,
+      currentVersion,
+      changed,
+      datasets: Object.fromEntries(
+        DATASETS.map((d) => {
+          const s = datasets[d];
+          return [d, eventCounts({ counts: { ...s, activeAfter: s.total } })];
+        }),
+      ) as SyncCompletedEventData['datasets'],
+      startedAt: startedAt.toISOString(),
+      completedAt: completedAt.toISOString(),
+      source: sources,
+    });
+
+    if (changedCount === 0) {
+      const completedAt = now();
+      const event = deps.buildEvent(eventData(false, previousVersion, completedAt), {
+        id: syncCompletedEventId(previousVersion, runId),
+        time: completedAt,
+      });
+      await deps.store.recordUnchangedRun(event);
+      return {
+        runId,
+        outcome: 'unchanged',
+        previousVersion,
+        currentVersion: previousVersion,
+        committedVersion: null,
+        datasets,
+        sources,
+        startedAt,
+        completedAt,
+        event,
+      };
+    }
+
+    // Pass 2: stage version V+1 (invisible to readers until the commit).
+    const nextVersion = previousVersion + 1;
+    const committedAt = now();
+    for (const dataset of DATASETS) {
+      await stageDataset(plans[dataset], opened[dataset], deps.store, nextVersion, committedAt, batchSize);
+    }
+    log.info({ runId, nextVersion }, 'change set staged');
+    await options.afterStaged?.({ nextVersion });
+
+    await deps.assertLeader?.();
+    const event = deps.buildEvent(eventData(true, nextVersion, committedAt), {
+      id: syncCompletedEventId(nextVersion),
+      time: committedAt,
+    });
+    await deps.store.commit({ expectedVersion: previousVersion, nextVersion, committedAt, event });
+    log.info({ runId, version: nextVersion }, 'version committed');
+    return {
+      runId,
+      outcome: 'committed',
+      previousVersion,
+      currentVersion: nextVersion,
+      committedVersion: nextVersion,
+      datasets,
+      sources,
+      startedAt,
+      completedAt: committedAt,
+      event,
+    };
+  } finally {
+    for (const snapshot of Object.values(snapshots)) {
+      await snapshot.close().catch((err: unknown) => log.warn({ runId, err }, 'could not close upstream snapshot'));
+    }
+  }
+}
+
+interface ValidItem {
+  id: string;
+  data: unknown;
+  hash: string;
+}
+
+/** Validates one upstream record against the dataset's contract. */
+function validate(dataset: Dataset, record: UpstreamRecord): { ok: true; item: ValidItem } | { ok: false; bad: InvalidItem } {
+  const claimedId =
+    record.value !== null && typeof record.value === 'object' && typeof (record.value as { id?: unknown }).id === 'string'
+      ? (record.value as { id: string }).id
+      : undefined;
+  const where = { dataset, index: record.index, ...(record.line !== undefined ? { line: record.line } : {}) };
+  if (record.error !== undefined) return { ok: false, bad: { ...where, reasons: [record.error] } };
+  const parsed = itemDataSchemas[dataset].safeParse(record.value);
+  if (!parsed.success) {
+    const reasons = parsed.error.issues.map((issue) =>
+      issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+    );
+    return { ok: false, bad: { ...where, ...(claimedId !== undefined ? { id: claimedId } : {}), reasons } };
+  }
+  const data = parsed.data;
+  return { ok: true, item: { id: data.id, data, hash: contentHash(data) } };
+}
+
+async function planDataset(
+  dataset: Dataset,
+  snapshot: UpstreamSnapshot,
+  store: SyncStore,
+  report: ValidationReport,
+): Promise<DatasetPlan> {
+  const committed: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
+  for await (const item of store.committedItems(dataset)) {
+    committed.push({ id: item.itemId, hash: item.hash, isDeleted: item.isDeleted });
+  }
+
+  const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
+  const firstSeenAt = new Map<string, number>();
+  const duplicates = new Map<string, DuplicateId>();
+  for await (const record of snapshot.records()) {
+    const result = validate(dataset, record);
+    if (!result.ok) {
+      report.invalidItems.push(result.bad);
+      continue;
+    }
+    const { id, hash } = result.item;
+    const first = firstSeenAt.get(id);
+    if (first !== undefined) {
+      const dup = duplicates.get(id) ?? { dataset, id, positions: [first] };
+      dup.positions.push(record.index);
+      duplicates.set(id, dup);
+      continue;
+    }
+    firstSeenAt.set(id, record.index);
+    upstream.push({ id, data: undefined, hash });
+  }
+  report.duplicateIds.push(...duplicates.values());
+
+  const changeSet = computeChangeSet(upstream, committed);
+  const c = changeSet.counts;
+  const upserts = new Map<string, string>();
+  for (const item of [...changeSet.added, ...changeSet.changed, ...changeSet.reappeared]) upserts.set(item.id, item.hash);
+  return {
+    dataset,
+    summary: {
+      added: c.added,
+      changed: c.changed,
+      deleted: c.deleted,
+      reappeared: c.reappeared,
+      unchanged: c.unchanged,
+      activeBefore: c.activeBefore,
+      total: c.activeAfter,
+    },
+    upserts,
+    deleted: new Set(changeSet.deleted.map((d) => d.id)),
+    ids: {
+      added: changeSet.added.map((i) => i.id),
+      changed: changeSet.changed.map((i) => i.id),
+      reappeared: changeSet.reappeared.map((i) => i.id),
+      deleted: changeSet.deleted.map((i) => i.id),
+    },
+  };
+}
+
+function guardDeletions(plan: DatasetPlan, options: SyncOptions, datasets: Record<Dataset, DatasetSummary>): void {
+  const { summary, dataset } = plan;
+  // An empty upstream never wipes a dataset, not even when forced: that is a broken export, not a decision.
+  if (summary.total === 0 && summary.activeBefore > 0) {
+    throw new SyncAbortedError(
+      'empty_upstream',
+      `${dataset}: upstream sent no items while ${summary.activeBefore} are active; refusing to delete them all (nothing committed)`,
+      { datasets },
+    );
+  }
+  if (!options.allowMassDelete && exceedsDeletionShare(summary.deleted, summary.activeBefore, options.maxDeleteShare)) {
+    const share = (deletionShare(summary.deleted, summary.activeBefore) * 100).toFixed(1);
+    throw new SyncAbortedError(
+      'mass_deletion',
+      `${dataset}: the run would delete ${summary.deleted} of ${summary.activeBefore} active items (${share}%), ` +
+        `more than the allowed ${(options.maxDeleteShare * 100).toFixed(1)}%; nothing committed. ` +
+        'If upstream really removed them, run again with --allow-mass-delete.',
+      { datasets },
+    );
+  }
+}
+
+async function stageDataset(
+  plan: DatasetPlan,
+  snapshot: UpstreamSnapshot,
+  store: SyncStore,
+  nextVersion: number,
+  committedAt: Date,
+  batchSize: number,
+): Promise<void> {
+  const { dataset } = plan;
+  let batch: StagedChange[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await store.stageChanges(nextVersion, dataset, batch, committedAt);
+    batch = [];
+  };
+
+  // Tombstones keep the last committed data, read before this dataset gets any staged write.
+  if (plan.deleted.size > 0) {
+    const tombstones: CommittedItem[] = [];
+    for await (const item of store.committedItems(dataset)) {
+      if (plan.deleted.has(item.itemId) && !item.isDeleted) tombstones.push(item);
+    }
+    for (const item of tombstones) {
+      batch.push({ itemId: item.itemId, data: item.data, hash: item.hash, isDeleted: true });
+      if (batch.length >= batchSize) await flush();
+    }
+  }
+
+  const pending = new Map(plan.upserts);
+  for await (const record of snapshot.records()) {
+    const result = validate(dataset, record);
+    if (!result.ok) throw upstreamChanged(dataset, `item #${record.index} no longer passes the contract`);
+    const expected = pending.get(result.item.id);
+    if (expected === undefined) continue;
+    if (expected !== result.item.hash) throw upstreamChanged(dataset, `item ${JSON.stringify(result.item.id)} differs`);
+    pending.delete(result.item.id);
+    batch.push({ itemId: result.item.id, data: result.item.data, hash: result.item.hash, isDeleted: false });
+    if (batch.length >= batchSize) await flush();
+  }
+  if (pending.size > 0) throw upstreamChanged(dataset, `${pending.size} item(s) disappeared`);
+  await flush();
+}
+
+function upstreamChanged(dataset: Dataset, detail: string): SyncAbortedError {
+  return new SyncAbortedError(
+    'upstream_changed',
+    `${dataset}: the upstream file changed while it was being read (${detail}); nothing committed, the next run will pick up the new file`,
+  );
+}
