@@ -33,17 +33,18 @@ export interface UpstreamSource {
   open(): Promise<UpstreamSnapshot>;
 }
 
-export interface CommittedItem {
+/** What the diff needs of a committed item: never its data. */
+export interface CommittedItemRef {
   readonly itemId: string;
   readonly hash: string;
   readonly isDeleted: boolean;
-  readonly data: unknown;
 }
 
+/** An item to write as the next version; a tombstone (isDeleted) omits data and keeps the last committed data. */
 export interface StagedChange {
   itemId: string;
-  data: unknown;
-  hash: string;
+  data?: unknown;
+  hash?: string;
   isDeleted: boolean;
 }
 
@@ -60,8 +61,9 @@ export interface OutboxEvent {
 export interface SyncStore {
   recover(): Promise<{ removed: number; restored: number }>;
   readState(): Promise<{ version: number; committedAt: Date | null }>;
-  committedItems(dataset: Dataset): AsyncIterable<CommittedItem>;
-  stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[], committedAt: Date): Promise<void>;
+  /** Every committed item of the dataset (tombstones included) at the current version. */
+  committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef>;
+  stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[], committedAt: Date): Promise<unknown>;
   commit(args: { expectedVersion: number; nextVersion: number; committedAt: Date; event: OutboxEvent }): Promise<void>;
   recordUnchangedRun(event: OutboxEvent): Promise<void>;
 }

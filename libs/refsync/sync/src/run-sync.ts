@@ -7,7 +7,6 @@ import {
 } from '@nhp/refsync-contracts';
 import { computeChangeSet, contentHash, deletionShare, eventCounts, exceedsDeletionShare } from '@nhp/refsync-domain';
 import type {
-  CommittedItem,
   OutboxEvent,
   StagedChange,
   SyncLogger,
@@ -280,7 +279,7 @@ async function planDataset(
   report: ValidationReport,
 ): Promise<DatasetPlan> {
   const committed: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
-  for await (const item of store.committedItems(dataset)) {
+  for await (const item of store.committedRefs(dataset)) {
     committed.push({ id: item.itemId, hash: item.hash, isDeleted: item.isDeleted });
   }
 
@@ -370,16 +369,10 @@ async function stageDataset(
     batch = [];
   };
 
-  // Tombstones keep the last committed data, read before this dataset gets any staged write.
-  if (plan.deleted.size > 0) {
-    const tombstones: CommittedItem[] = [];
-    for await (const item of store.committedItems(dataset)) {
-      if (plan.deleted.has(item.itemId) && !item.isDeleted) tombstones.push(item);
-    }
-    for (const item of tombstones) {
-      batch.push({ itemId: item.itemId, data: item.data, hash: item.hash, isDeleted: true });
-      if (batch.length >= batchSize) await flush();
-    }
+  // Tombstones: the store keeps each deleted item's last committed data.
+  for (const itemId of plan.deleted) {
+    batch.push({ itemId, isDeleted: true });
+    if (batch.length >= batchSize) await flush();
   }
 
   const pending = new Map(plan.upserts);

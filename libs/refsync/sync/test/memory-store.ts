@@ -1,5 +1,5 @@
 import type { Dataset } from '@nhp/refsync-contracts';
-import type { CommittedItem, OutboxEvent, StagedChange, SyncStore, UpstreamSource } from '../src';
+import type { CommittedItemRef, OutboxEvent, StagedChange, SyncStore, UpstreamSource } from '../src';
 
 interface Row {
   itemId: string;
@@ -30,18 +30,23 @@ export class MemoryStore implements SyncStore {
   async readState() {
     return { version: this.version, committedAt: null };
   }
-  async *committedItems(dataset: Dataset): AsyncIterable<CommittedItem> {
-    for (const row of [...this.committed[dataset].values()]) yield { ...row };
+  async *committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef> {
+    for (const row of [...this.committed[dataset].values()]) yield { itemId: row.itemId, hash: row.hash, isDeleted: row.isDeleted };
   }
   async stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[]) {
     this.stageCalls.push(changes.length);
-    for (const change of changes) this.staged.push({ dataset, version: nextVersion, change });
+    for (const change of changes) {
+      const prior = this.committed[dataset].get(change.itemId);
+      const complete = change.isDeleted && prior ? { ...change, data: prior.data, hash: prior.hash } : change;
+      this.staged.push({ dataset, version: nextVersion, change: complete });
+    }
   }
   async commit(args: { expectedVersion: number; nextVersion: number; committedAt: Date; event: OutboxEvent }) {
     if (this.failCommit) throw new Error('injected commit failure');
     if (this.version !== args.expectedVersion) throw new Error('version moved');
     for (const s of this.staged.filter((x) => x.version === args.nextVersion)) {
-      this.committed[s.dataset].set(s.change.itemId, { ...s.change, version: args.nextVersion });
+      const { itemId, data, hash = '', isDeleted } = s.change;
+      this.committed[s.dataset].set(itemId, { itemId, data, hash, isDeleted, version: args.nextVersion });
     }
     this.staged = [];
     this.version = args.nextVersion;
