@@ -1,1 +1,33 @@
-export {};
+export {
+  ensureRefsyncIndexes,
+  refsyncModels,
+  ITEMS_COLLECTION,
+  STATE_COLLECTION,
+  STATE_ID,
+  type ItemVersionDoc,
+  type OutboxEventDoc,
+  type RefsyncModels,
+  type StateDoc,
+} from './lib/models';
+export {
+  createRefsyncReadRepository,
+  type ListItemsOptions,
+  type RefsyncReadRepository,
+  type RefsyncState,
+  type StoredItem,
+} from './lib/read-repository';
+export {
+  createRefsyncWriteRepository,
+  STAGE_BATCH_SIZE,
+  type CommitInput,
+  type CommittedItem,
+  type CommittedItemRef,
+  type OutboxEvent,
+  type PruneOptions,
+  type RecoverResult,
+  type RefsyncWriteRepository,
+  type StagedItemChange,
+  type StageResult,
+} from './lib/write-repository';
+export { RefsyncStagingError, RefsyncVersionConflictError } from './lib/errors';
+export * from './importer';

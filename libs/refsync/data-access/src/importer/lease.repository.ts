@@ -1,0 +1,97 @@
+/**
+ * The single-leader lease of the importer: one document per lease name, taken with one atomic
+ * findOneAndUpdate when it is free (expired) or already ours. Two instances that race both send the
+ * upsert; MongoDB's unique _id lets exactly one of them insert or match, the other gets a duplicate
+ * key error and learns who holds the lease. A holder that dies stops renewing and the lease expires.
+ *
+ * Expiry is judged by the caller's clock, so the TTL must be far above any clock skew between
+ * importer hosts (the default is a minute, renewed every third of it).
+ */
+import { Schema, type Connection } from 'mongoose';
+import { duplicateKeyInfo } from '@nhp/shared-persistence';
+
+export interface Lease {
+  name: string;
+  holder: string;
+  acquiredAt: Date;
+  renewedAt: Date;
+  expiresAt: Date;
+}
+
+export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: Lease | null };
+
+interface LeaseDocument {
+  _id: string;
+  holder: string;
+  acquiredAt: Date;
+  renewedAt: Date;
+  expiresAt: Date;
+}
+
+const leaseSchema = new Schema<LeaseDocument>(
+  {
+    _id: { type: String, required: true },
+    holder: { type: String, required: true },
+    acquiredAt: { type: Date, required: true },
+    renewedAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'refsync_importer_leases', versionKey: false, strict: 'throw' },
+);
+
+function toLease(doc: LeaseDocument): Lease {
+  return {
+    name: doc._id,
+    holder: doc.holder,
+    acquiredAt: doc.acquiredAt,
+    renewedAt: doc.renewedAt,
+    expiresAt: doc.expiresAt,
+  };
+}
+
+export function createLeaseRepository(conn: Connection, name = 'refsync-importer') {
+  const Leases = conn.models['RefsyncImporterLease'] ?? conn.model<LeaseDocument>('RefsyncImporterLease', leaseSchema);
+
+  return {
+    /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */
+    async acquire(holder: string, ttlMs: number, now = new Date()): Promise<AcquireResult> {
+      const expiresAt = new Date(now.getTime() + ttlMs);
+      try {
+        const doc = await Leases.findOneAndUpdate(
+          { _id: name, $or: [{ expiresAt: { $lte: now } }, { holder }] },
+          { $set: { holder, acquiredAt: now, renewedAt: now, expiresAt } },
+          { upsert: true, new: true },
+        )
+          .lean<LeaseDocument>()
+          .exec();
+        if (doc && doc.holder === holder) return { acquired: true, lease: toLease(doc) };
+        return { acquired: false, heldBy: doc ? toLease(doc) : null };
+      } catch (err) {
+        if (!duplicateKeyInfo(err)) throw err;
+        const current = await Leases.findById(name).lean<LeaseDocument>().exec();
+        return { acquired: false, heldBy: current ? toLease(current) : null };
+      }
+    },
+
+    /** Extends the lease; false when `holder` no longer has it (expired and taken, or released). */
+    async renew(holder: string, ttlMs: number, now = new Date()): Promise<boolean> {
+      const result = await Leases.updateOne(
+        { _id: name, holder, expiresAt: { $gt: now } },
+        { $set: { renewedAt: now, expiresAt: new Date(now.getTime() + ttlMs) } },
+      ).exec();
+      return result.matchedCount === 1;
+    },
+
+    /** Lets another instance take over at once instead of waiting for the expiry. */
+    async release(holder: string, now = new Date()): Promise<void> {
+      await Leases.updateOne({ _id: name, holder }, { $set: { expiresAt: now, renewedAt: now } }).exec();
+    },
+
+    async current(): Promise<Lease | null> {
+      const doc = await Leases.findById(name).lean<LeaseDocument>().exec();
+      return doc ? toLease(doc) : null;
+    },
+  };
+}
+
+export type LeaseRepository = ReturnType<typeof createLeaseRepository>;
