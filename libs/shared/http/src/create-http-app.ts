@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '@nhp/shared-logger';
+import { allowedMethods } from './allowed-methods';
+import { AppError, badRequest, methodNotAllowed, notFound, payloadTooLarge, unsupportedMediaType } from './app-error';
+import type { ErrorFormatter, FormattedError } from './error-formatters';
+
+/** Media types parsed as JSON (privacy-service.md lists exactly these). */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/json-patch+json', 'text/json', 'application/*+json'];
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REQUEST_ID_HEADER = 'X-Request-Id';
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz'];
+
+export interface CreateHttpAppOptions {
+  logger: Logger;
+  /** The service's error body: privacyErrorFormatter or problemDetailsFormatter. */
+  errorFormatter: ErrorFormatter;
+  /** Largest accepted JSON body (bytes or a string such as '100kb'); larger bodies get 413. */
+  bodyLimit?: string | number;
+  /** Registers the service's routes. Runs after parsing and health, before 404/405. */
+  routes: (app: Express) => void;
+  /** Mounted before the routes (see @nhp/shared-health's healthRouter). */
+  health?: Router;
+  /** Express "trust proxy". Off by default: req.ip is the peer unless a deployment says otherwise. */
+  trustProxy?: boolean | number | string;
+  /** Paths whose request log lines are debug, not info (probes hit them every few seconds). */
+  quietPaths?: readonly string[];
+}
+
+/** The error code of each response, for its request log line. */
+const responseErrorCodes = new WeakMap<ServerResponse, string>();
+
+function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0] ?? '/';
+}
+
+/** Honours a caller's X-Request-Id when it is a plain token, so ids correlate across services. */
+const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.get(REQUEST_ID_HEADER);
+  const id = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.id = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  next();
+};
+
+function requestLogger(logger: Logger, quietPaths: ReadonlySet<string>): RequestHandler {
+  const withErrorCode = (res: ServerResponse, value: Record<string, unknown>) => {
+    const code = responseErrorCodes.get(res);
+    return code ? { ...value, errorCode: code } : value;
+  };
+  return pinoHttp({
+    logger,
+    genReqId: (req) => req.id,
+    customLogLevel: (req, res, err) => {
+      if (quietPaths.has(pathOf(req.url)) && res.statusCode !== 500) return 'debug';
+      if (err || res.statusCode >= 500) return 'error';
+      if (res.statusCode >= 400) return 'warn';
+      return 'info';
+    },
+    customSuccessObject: (_req, res, value: Record<string, unknown>) => withErrorCode(res, value),
+    customErrorObject: (_req, res, _err, value: Record<string, unknown>) => withErrorCode(res, value),
+    serializers: {
+      // The query string can carry a client's data; the parsed `query` object is logged instead,
+      // where the logger's redaction paths apply to it.
+      req: (req: { url?: string }) => Object.assign(req, { url: pathOf(req.url) }),
+    },
+  });
+}
+
+const unsupportedBody = (req: { get(name: string): string | undefined }) =>
+  unsupportedMediaType(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Type ${req.get('content-type') ?? '(none)'} is not supported; send ${JSON_MEDIA_TYPES.join(', ')}`,
+  );
+
+/**
+ * A body on a method that takes one must be JSON; anything else is refused before routing.
+ * req.is() is null when there is no body, false when there is one of another type. One case needs
+ * reading: Node's own HTTP client (and so supertest, undici and friends) sends a body-less POST as
+ * an empty chunked body without Content-Type, which is not "a body" for the caller; so a body
+ * without Content-Type is read (within the size limit) and refused only if it is non-empty.
+ */
+function requireJsonBody(limit: string | number): RequestHandler {
+  const readUntyped = express.raw({ type: () => true, limit });
+  return (req, res, next) => {
+    if (!BODY_METHODS.has(req.method) || req.is(JSON_MEDIA_TYPES) !== false) {
+      next();
+      return;
+    }
+    if (req.get('content-type') !== undefined) throw unsupportedBody(req);
+    readUntyped(req, res, (err?: unknown) => {
+      if (err) {
+        next(err);
+      } else if (Buffer.isBuffer(req.body) && req.body.length > 0) {
+        next(unsupportedBody(req));
+      } else {
+        req.body = undefined;
+        next();
+      }
+    });
+  };
+}
+
+/** 404, or 405 with Allow when the path exists for other methods. OPTIONS answers 204 with Allow. */
+function unmatched(app: Express): RequestHandler {
+  return (req, res) => {
+    const path = req.path;
+    const allowed = allowedMethods(app.router, path);
+    if (allowed.length === 0 || allowed.includes(req.method)) {
+      throw notFound('NOT_FOUND', `No resource at ${req.method} ${path}`);
+    }
+    const allow = allowed.join(', ');
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allow);
+      res.status(204).end();
+      return;
+    }
+    throw methodNotAllowed('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allow}`, undefined, {
+      headers: { Allow: allow },
+    });
+  };
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  limit?: number;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
+  const candidate = err as Partial<BodyParserError> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.type === 'string' &&
+    typeof candidate.status === 'number' &&
+    candidate.status >= 400 &&
+    candidate.status < 500
+  );
+}
+
+/**
+ * Maps what Express and body-parser throw for a bad request onto AppErrors with messages of our
+ * own (body-parser's parse message quotes the client's body). Returns undefined for anything that
+ * is a bug or an outage: those become a 500.
+ */
+export function toClientError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (isBodyParserError(err)) {
+    switch (err.type) {
+      case 'entity.parse.failed':
+        return badRequest('MALFORMED_JSON', 'Request body is not valid JSON');
+      case 'entity.too.large':
+        return payloadTooLarge(
+          'PAYLOAD_TOO_LARGE',
+          `Request body is larger than ${err.limit === undefined ? 'the limit' : `${err.limit} bytes`}`,
+        );
+      case 'encoding.unsupported':
+        return unsupportedMediaType('UNSUPPORTED_CONTENT_ENCODING', 'Content-Encoding is not supported');
+      case 'charset.unsupported':
+        return unsupportedMediaType('UNSUPPORTED_CHARSET', 'Request body charset is not supported; send UTF-8');
+      default:
+        return new AppError({ code: 'BAD_REQUEST', status: err.status, message: 'The request could not be read' });
+    }
+  }
+  // The router fails to decode a path parameter such as /items/%E0%A4%A.
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return badRequest('MALFORMED_PATH', 'Request path contains a malformed percent-encoding');
+  }
+  return undefined;
+}
+
+function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    // Too late for an error body: Express's default handler closes the connection.
+    if (res.headersSent) {
+      req.log.error({ err }, 'error after the response started');
+      next(err);
+      return;
+    }
+    let appError = toClientError(err);
+    if (!appError) {
+      req.log.error({ err }, 'unexpected error');
+      appError = new AppError({ code: 'INTERNAL_ERROR', status: 500, message: 'Unexpected error', cause: err });
+    } else if (appError.status >= 500) {
+      req.log.error({ err: appError }, 'request failed');
+    }
+    responseErrorCodes.set(res, appError.code);
+    sendError(res, formatter(appError, req), appError.headers);
+  };
+}
+
+function sendError(res: Response, formatted: FormattedError, headers: Readonly<Record<string, string>>): void {
+  res.set(headers);
+  res.status(formatted.status).type(formatted.contentType).send(JSON.stringify(formatted.body));
+}
+
+/**
+ * The Express 5 app both APIs are built on. Order matters and is fixed here: request id, request
+ * log, JSON parsing, 415 for other bodies, health, the service's routes, 404/405, error handler.
+ */
+export function createHttpApp(options: CreateHttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  // Flat string values only ("a[b]=1" stays a key): schemas see what the client literally sent.
+  app.set('query parser', 'simple');
+
+  app.use(requestId);
+  app.use(requestLogger(options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
+  const bodyLimit = options.bodyLimit ?? '100kb';
+  app.use(express.json({ limit: bodyLimit, type: JSON_MEDIA_TYPES }));
+  app.use(requireJsonBody(bodyLimit));
+  if (options.health) app.use(options.health);
+  options.routes(app);
+  app.use(unmatched(app));
+  app.use(errorHandler(options.errorFormatter));
+  return app;
+}

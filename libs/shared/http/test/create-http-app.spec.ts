@@ -1,0 +1,333 @@
+import express from 'express';
+import request from 'supertest';
+import {
+  AppError,
+  privacyErrorFormatter,
+  problemDetailsFormatter,
+  serviceUnavailable,
+  type ErrorFormatter,
+} from '../src';
+import { at, buildApp, settle } from './support';
+
+const formats: Array<[string, ErrorFormatter]> = [
+  ['privacy ErrorResponse', privacyErrorFormatter],
+  ['problem details', problemDetailsFormatter],
+];
+
+function echoApp(errorFormatter: ErrorFormatter = problemDetailsFormatter) {
+  return buildApp({
+    errorFormatter,
+    bodyLimit: '1kb',
+    routes: (app) => {
+      app.post('/echo', (req, res) => {
+        res.json({ body: req.body as unknown });
+      });
+      app.delete('/echo', (_req, res) => {
+        res.status(204).end();
+      });
+    },
+  });
+}
+
+describe('request id', () => {
+  it('when the caller sends a sane X-Request-Id, then it is echoed and used on the request log line', async () => {
+    const { app, logs } = echoApp();
+    const res = await request(app).post('/echo').set('X-Request-Id', 'gw-1234.abc:def_9').send({});
+    expect(res.headers['x-request-id']).toBe('gw-1234.abc:def_9');
+    await settle();
+    const line = logs.lines().find((l) => l['msg'] === 'request completed');
+    expect(at(line, 'req.id')).toBe('gw-1234.abc:def_9');
+  });
+
+  it('when the caller sends none, then a UUID is generated and echoed', async () => {
+    const { app } = echoApp();
+    const res = await request(app).post('/echo').send({});
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  it.each([
+    ['too long', 'a'.repeat(129)],
+    ['with spaces', 'id with spaces'],
+    ['with markup', '<script>'],
+  ])('when the incoming id is %s, then it is replaced by a generated one', async (_name, incoming) => {
+    const { app } = echoApp();
+    const res = await request(app).post('/echo').set('X-Request-Id', incoming).send({});
+    expect(res.headers['x-request-id']).not.toBe(incoming);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('when an id is exactly 128 characters, then it is honoured', async () => {
+    const { app } = echoApp();
+    const id = 'a'.repeat(128);
+    expect((await request(app).post('/echo').set('X-Request-Id', id).send({})).headers['x-request-id']).toBe(id);
+  });
+});
+
+describe('body parsing', () => {
+  it.each(['application/json', 'application/json-patch+json', 'text/json', 'application/merge-patch+json'])(
+    'when the body is %s, then it is parsed as JSON',
+    async (type) => {
+      const { app } = echoApp();
+      const res = await request(app).post('/echo').set('Content-Type', type).send('[{"op":"add","path":"/a","value":1}]');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ body: [{ op: 'add', path: '/a', value: 1 }] });
+    },
+  );
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
+    'when a POST body is %s, then the answer is 415 and the route never runs',
+    async (type) => {
+      const { app } = echoApp();
+      const res = await request(app).post('/echo').set('Content-Type', type).send('a=1');
+      expect(res.status).toBe(415);
+      expect(res.body).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    },
+  );
+
+  it('when a DELETE carries a non-JSON body, then the answer is 415; without a body it goes through', async () => {
+    const { app } = echoApp();
+    expect((await request(app).delete('/echo').set('Content-Type', 'text/plain').send('x')).status).toBe(415);
+    expect((await request(app).delete('/echo')).status).toBe(204);
+  });
+
+  it('when a POST has a body but no Content-Type, then the answer is 415', async () => {
+    const { app } = echoApp();
+    const res = await request(app).post('/echo').set('Content-Length', '3').send(Buffer.from('abc'));
+    expect(res.status).toBe(415);
+  });
+
+  it('when a POST has no body at all (empty chunked, as Node clients send it), then the route runs', async () => {
+    const { app } = echoApp();
+    const res = await request(app).post('/echo');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+  });
+
+  it('when a POST says Content-Length: 0, then the route runs', async () => {
+    const { app } = echoApp();
+    expect((await request(app).post('/echo').set('Content-Length', '0')).status).toBe(200);
+  });
+
+  it('when the JSON body is larger than the limit, then the answer is 413', async () => {
+    const { app } = echoApp();
+    const res = await request(app).post('/echo').send({ text: 'x'.repeat(2000) });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'Request body is larger than 1024 bytes' });
+  });
+
+  it('when the JSON is malformed, then problem details say 400 without quoting the body', async () => {
+    const { app } = echoApp(problemDetailsFormatter);
+    const res = await request(app).post('/echo?x=1').set('Content-Type', 'application/json').send('{"fnr": "0101701234');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'Request body is not valid JSON',
+      instance: '/echo',
+      code: 'MALFORMED_JSON',
+    });
+  });
+
+  it('when the JSON is malformed, then privacy ErrorResponse says 400 ClientValidationError', async () => {
+    const { app } = echoApp(privacyErrorFormatter);
+    const res = await request(app).post('/echo').set('Content-Type', 'application/json').send('{not json');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({
+      code: 'MALFORMED_JSON',
+      message: 'Request body is not valid JSON',
+      errorCategory: 'ClientValidationError',
+    });
+  });
+});
+
+describe('404 and 405', () => {
+  function routedApp(errorFormatter: ErrorFormatter) {
+    const parts = express.Router();
+    parts.get('/:partKode', (req, res) => {
+      res.json({ partKode: req.params['partKode'] });
+    });
+    parts.put('/:partKode', (_req, res) => {
+      res.status(204).end();
+    });
+    return buildApp({
+      errorFormatter,
+      routes: (app) => {
+        app.route('/part/v1').post((_req, res) => res.status(201).json({})).put((_req, res) => res.status(204).end());
+        app.use('/parts', parts);
+      },
+    });
+  }
+
+  it.each(formats)('when no route has the path, then the answer is 404 in the %s body', async (_name, formatter) => {
+    const { app } = routedApp(formatter);
+    const res = await request(app).get('/nope');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
+    expect(res.headers['allow']).toBeUndefined();
+  });
+
+  it('when the path exists for other methods, then the answer is 405 with Allow (privacy body)', async () => {
+    const { app } = routedApp(privacyErrorFormatter);
+    const res = await request(app).delete('/part/v1');
+    expect(res.status).toBe(405);
+    expect(res.headers['allow']).toBe('POST, PUT');
+    expect(res.body).toEqual({
+      code: 'METHOD_NOT_ALLOWED',
+      message: 'DELETE is not allowed on /part/v1; use POST, PUT',
+      errorCategory: 'ClientValidationError',
+    });
+  });
+
+  it('when a mounted router has the path with a parameter, then 405 lists its methods including HEAD', async () => {
+    const { app } = routedApp(problemDetailsFormatter);
+    const res = await request(app).post('/parts/HN');
+    expect(res.status).toBe(405);
+    expect(res.headers['allow']).toBe('GET, HEAD, PUT');
+    expect(res.body).toMatchObject({ status: 405, title: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
+    expect((await request(app).get('/parts/HN')).body).toEqual({ partKode: 'HN' });
+  });
+
+  it('when the path is deeper than any route, then the answer is 404, not 405', async () => {
+    const { app } = routedApp(problemDetailsFormatter);
+    expect((await request(app).post('/parts/HN/extra')).status).toBe(404);
+    expect((await request(app).post('/part/v1/extra')).status).toBe(404);
+  });
+
+  it('when OPTIONS asks about an existing path, then it answers 204 with Allow', async () => {
+    const { app } = routedApp(problemDetailsFormatter);
+    const res = await request(app).options('/part/v1');
+    expect(res.status).toBe(204);
+    expect(res.headers['allow']).toBe('POST, PUT');
+  });
+});
+
+describe('errors', () => {
+  function failingApp(errorFormatter: ErrorFormatter) {
+    return buildApp({
+      errorFormatter,
+      routes: (app) => {
+        app.get('/boom', () => {
+          throw new Error('connection string mongodb://admin:hunter2@db is wrong');
+        });
+        app.get('/async-boom', async () => {
+          await Promise.resolve();
+          throw new TypeError('cannot read properties of undefined (reading innbyggerFnr)');
+        });
+        app.get('/down', () => {
+          throw serviceUnavailable('DATABASE_UNAVAILABLE', 'MongoDB at db:27017 refused the connection');
+        });
+        app.get('/conflict', () => {
+          throw new AppError({ code: 'PART_EXISTS', status: 409, message: 'Part HN exists', category: 'DataMappingError' });
+        });
+        app.get('/items/:id', (req, res) => {
+          res.json({ id: req.params['id'] });
+        });
+      },
+    });
+  }
+
+  it.each(formats)('when a handler throws an unknown error, then the %s body is a 500 without internal detail', async (_name, formatter) => {
+    const { app } = failingApp(formatter);
+    for (const path of ['/boom', '/async-boom']) {
+      const res = await request(app).get(path);
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ code: 'INTERNAL_ERROR' });
+      expect(res.text).not.toMatch(/hunter2|mongodb|innbyggerFnr|TypeError|at /);
+    }
+  });
+
+  it('when a handler throws an unknown error, then it is logged at error level with its stack and request id', async () => {
+    const { app, logs } = failingApp(problemDetailsFormatter);
+    const res = await request(app).get('/boom').set('X-Request-Id', 'req-42');
+    await settle();
+    const line = logs.lines().find((l) => l['msg'] === 'unexpected error');
+    expect(line).toBeDefined();
+    expect(line?.['level']).toBe(50);
+    expect(at(line, 'err.stack')).toContain('Error: connection string');
+    expect(at(line, 'err.stack')).toContain('create-http-app.spec.ts');
+    expect(at(line, 'req.id')).toBe('req-42');
+    expect(res.headers['x-request-id']).toBe('req-42');
+  });
+
+  it('when an AppError is a 5xx, then the client gets its code but not its message', async () => {
+    const { app } = failingApp(privacyErrorFormatter);
+    const res = await request(app).get('/down');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      code: 'DATABASE_UNAVAILABLE',
+      message: 'An unexpected error occurred',
+      errorCategory: 'EndpointIsDown',
+    });
+  });
+
+  it('when an AppError carries a privacy category, then privacy-api keeps it', async () => {
+    const { app } = failingApp(privacyErrorFormatter);
+    const res = await request(app).get('/conflict');
+    expect(res.body).toEqual({ code: 'PART_EXISTS', message: 'Part HN exists', errorCategory: 'DataMappingError' });
+  });
+
+  it('when a path parameter is malformed percent-encoding, then the answer is 400, not 500', async () => {
+    const { app } = failingApp(problemDetailsFormatter);
+    const res = await request(app).get('/items/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_PATH' });
+  });
+
+  it('when a request ends in an error, then its request log line names the error code', async () => {
+    const { app, logs } = failingApp(problemDetailsFormatter);
+    await request(app).get('/conflict');
+    await settle();
+    const line = logs.lines().find((l) => l['msg'] === 'request completed');
+    expect(line).toMatchObject({ level: 40, errorCode: 'PART_EXISTS' });
+  });
+});
+
+describe('request logging', () => {
+  it('when a request carries credentials and a query string, then the log line has neither', async () => {
+    const { app, logs } = buildApp({
+      errorFormatter: problemDetailsFormatter,
+      routes: (app) => app.get('/search', (_req, res) => res.json({})),
+    });
+    await request(app)
+      .get('/search?fnr=01017012345&partKode=HN')
+      .set('Authorization', 'Bearer secret-token')
+      .set('X-API-KEY', 'local-dev-key')
+      .set('Cookie', 'session=abc');
+    await settle();
+    const text = logs.text();
+    expect(text).not.toMatch(/secret-token|local-dev-key|session=abc|01017012345/);
+    const line = logs.lines().find((l) => l['msg'] === 'request completed');
+    expect(at(line, 'req.url')).toBe('/search');
+    expect(at(line, 'req.query.partKode')).toBe('HN');
+    expect(at(line, 'req.headers.authorization')).toBe('[Redacted]');
+    expect(line).toMatchObject({ level: 30, responseTime: expect.any(Number) });
+  });
+
+  it('when a health probe is answered, then its log line is at debug level', async () => {
+    const health = express.Router();
+    health.get('/health', (_req, res) => res.status(503).end());
+    const { app, logs } = buildApp({ errorFormatter: problemDetailsFormatter, health, routes: () => undefined });
+    expect((await request(app).get('/health')).status).toBe(503);
+    await settle();
+    expect(logs.lines().find((l) => at(l, 'req.url') === '/health')?.['level']).toBe(20);
+  });
+});
+
+describe('app settings', () => {
+  it('when a response is sent, then there is no X-Powered-By header', async () => {
+    const { app } = echoApp();
+    expect((await request(app).post('/echo').send({})).headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('when trust proxy is left off, then X-Forwarded-For does not change req.ip', async () => {
+    const { app } = buildApp({
+      errorFormatter: problemDetailsFormatter,
+      routes: (app) => app.get('/ip', (req, res) => res.json({ ip: req.ip })),
+    });
+    const res = await request(app).get('/ip').set('X-Forwarded-For', '203.0.113.9');
+    expect(res.body.ip).not.toBe('203.0.113.9');
+  });
+});

@@ -1,0 +1,41 @@
+import type { Express } from 'express';
+import { createLogger, type Logger } from '@nhp/shared-logger';
+import { createHttpApp, type CreateHttpAppOptions } from '../src';
+
+export interface LogCapture {
+  logger: Logger;
+  lines: () => Record<string, unknown>[];
+  text: () => string;
+}
+
+/** A real service logger (with its redaction) writing to memory. */
+export function captureLogs(level = 'debug'): LogCapture {
+  const chunks: string[] = [];
+  const logger = createLogger({ name: 'test', level, destination: { write: (chunk: string) => void chunks.push(chunk) } });
+  const text = () => chunks.join('');
+  return {
+    logger,
+    text,
+    lines: () =>
+      text()
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+export function buildApp(
+  options: Partial<CreateHttpAppOptions> & Pick<CreateHttpAppOptions, 'errorFormatter' | 'routes'>,
+): { app: Express; logs: LogCapture } {
+  const logs = captureLogs();
+  return { app: createHttpApp({ logger: logs.logger, ...options }), logs };
+}
+
+/** Reads a dotted path out of a parsed log line. */
+export function at(line: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], line);
+}
+
+/** pino-http logs the request line once the response has finished; give it that moment. */
+export const settle = () => new Promise((resolve) => setImmediate(resolve));
