@@ -44,7 +44,7 @@ beforeEach(async () => {
 });
 
 const tg = (id: string, name = `Group ${id}`) => ({ id, name, description: `about ${id}` });
-const upsert = (id: string, name?: string): StagedItemChange<'treatmentGroup'> => ({
+const upsert = (id: string, name?: string): StagedItemChange => ({
   itemId: id,
   data: tg(id, name),
   isDeleted: false,

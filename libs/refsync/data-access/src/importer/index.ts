@@ -1,4 +1,9 @@
-export { createLeaseRepository, type AcquireResult, type Lease, type LeaseRepository } from './lease.repository';
+export {
+  createLeaseRepository,
+  type AcquireResult,
+  type Lease,
+  type LeaseRepository,
+} from './lease.repository';
 export {
   createRunRepository,
   MAX_STORED_ERROR_DETAILS,

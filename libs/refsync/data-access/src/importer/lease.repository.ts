@@ -18,7 +18,8 @@ export interface Lease {
   expiresAt: Date;
 }
 
-export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: Lease | null };
+export type AcquireResult =
+  { acquired: true; lease: Lease } | { acquired: false; heldBy: Lease | null };
 
 interface LeaseDocument {
   _id: string;
@@ -50,7 +51,9 @@ function toLease(doc: LeaseDocument): Lease {
 }
 
 export function createLeaseRepository(conn: Connection, name = 'refsync-importer') {
-  const Leases = conn.models['RefsyncImporterLease'] ?? conn.model<LeaseDocument>('RefsyncImporterLease', leaseSchema);
+  const Leases =
+    conn.models['RefsyncImporterLease'] ??
+    conn.model<LeaseDocument>('RefsyncImporterLease', leaseSchema);
 
   return {
     /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */
@@ -84,7 +87,10 @@ export function createLeaseRepository(conn: Connection, name = 'refsync-importer
 
     /** Lets another instance take over at once instead of waiting for the expiry. */
     async release(holder: string, now = new Date()): Promise<void> {
-      await Leases.updateOne({ _id: name, holder }, { $set: { expiresAt: now, renewedAt: now } }).exec();
+      await Leases.updateOne(
+        { _id: name, holder },
+        { $set: { expiresAt: now, renewedAt: now } },
+      ).exec();
     },
 
     async current(): Promise<Lease | null> {

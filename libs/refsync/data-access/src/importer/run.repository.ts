@@ -82,13 +82,18 @@ function toRun(doc: ImportRunDocument): ImportRun {
   };
 }
 
-export type ImportRunStart = Pick<ImportRun, 'runId' | 'trigger' | 'dryRun' | 'instance' | 'startedAt'>;
+export type ImportRunStart = Pick<
+  ImportRun,
+  'runId' | 'trigger' | 'dryRun' | 'instance' | 'startedAt'
+>;
 export type ImportRunFinish = Partial<
   Pick<ImportRun, 'outcome' | 'previousVersion' | 'committedVersion' | 'datasets' | 'error'>
 > & { outcome: Exclude<ImportRunOutcome, 'running'>; endedAt: Date };
 
 export function createRunRepository(conn: Connection) {
-  const Runs = conn.models['RefsyncImporterRun'] ?? conn.model<ImportRunDocument>('RefsyncImporterRun', importRunSchema);
+  const Runs =
+    conn.models['RefsyncImporterRun'] ??
+    conn.model<ImportRunDocument>('RefsyncImporterRun', importRunSchema);
 
   return {
     async start(run: ImportRunStart): Promise<void> {
@@ -139,7 +144,10 @@ export function createRunRepository(conn: Connection) {
           $set: {
             outcome: 'interrupted',
             endedAt: now,
-            error: { reason: 'interrupted', message: 'the importer stopped during this run; a later run cleaned up' },
+            error: {
+              reason: 'interrupted',
+              message: 'the importer stopped during this run; a later run cleaned up',
+            },
           },
         },
       ).exec();
@@ -147,7 +155,11 @@ export function createRunRepository(conn: Connection) {
     },
 
     async recent(limit = 20): Promise<ImportRun[]> {
-      const docs = await Runs.find().sort({ startedAt: -1, _id: -1 }).limit(limit).lean<ImportRunDocument[]>().exec();
+      const docs = await Runs.find()
+        .sort({ startedAt: -1, _id: -1 })
+        .limit(limit)
+        .lean<ImportRunDocument[]>()
+        .exec();
       return docs.map(toRun);
     },
 
@@ -161,7 +173,10 @@ export function createRunRepository(conn: Connection) {
 function capDetails(error: NonNullable<ImportRun['error']>): NonNullable<ImportRun['error']> {
   if (!error.details || error.details.length <= MAX_STORED_ERROR_DETAILS) return error;
   const more = error.details.length - MAX_STORED_ERROR_DETAILS;
-  return { ...error, details: [...error.details.slice(0, MAX_STORED_ERROR_DETAILS), `… and ${more} more`] };
+  return {
+    ...error,
+    details: [...error.details.slice(0, MAX_STORED_ERROR_DETAILS), `… and ${more} more`],
+  };
 }
 
 export type RunRepository = ReturnType<typeof createRunRepository>;

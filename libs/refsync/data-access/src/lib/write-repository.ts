@@ -29,10 +29,13 @@ export interface CommittedItem<D extends Dataset = Dataset> {
 export type CommittedItemRef = Omit<CommittedItem, 'data'>;
 
 /** One change to stage. Shape-compatible with the domain's `ItemChange`. */
-export interface StagedItemChange<D extends Dataset = Dataset> {
+export interface StagedItemChange<T = unknown> {
   itemId: string;
-  /** Required unless isDeleted: a tombstone without data keeps the last committed data. */
-  data?: ItemDataOf<D>;
+  /**
+   * Required unless isDeleted: a tombstone without data keeps the last committed data. Stored as
+   * given: validate with the dataset's contract schema before staging.
+   */
+  data?: T;
   /** contentHash(data); computed when absent. */
   hash?: string;
   isDeleted: boolean;
@@ -74,11 +77,13 @@ export interface RefsyncWriteRepository {
     dataset: D,
     options: { includeData: false },
   ): AsyncIterable<CommittedItemRef>;
+  /** `committedItems(dataset, { includeData: false })`: what a hash diff needs, nothing more. */
+  committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef>;
   /** Writes changes as version `nextVersion`, invisible to readers until `commit`. */
-  stageChanges<D extends Dataset>(
+  stageChanges(
     nextVersion: number,
-    dataset: D,
-    changes: Iterable<StagedItemChange<D>>,
+    dataset: Dataset,
+    changes: Iterable<StagedItemChange>,
     committedAt: Date,
   ): Promise<StageResult>;
   /** Makes `nextVersion` visible and records its event, in one document write. */
@@ -217,6 +222,8 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
   return {
     readState,
     committedItems: committedItems as RefsyncWriteRepository['committedItems'],
+    committedRefs: (dataset) =>
+      committedItems(dataset, { includeData: false }) as AsyncIterable<CommittedItemRef>,
 
     async recover() {
       const { version } = await readState();
