@@ -1,0 +1,59 @@
+// `npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]`
+// Runs the server until SIGINT/SIGTERM, then stops it cleanly (data file flushed).
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { start } from './index';
+
+const USAGE = 'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]';
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', default: '27017' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'data-file': { type: 'string' },
+        'log-level': { type: 'string', default: process.env['LOG_LEVEL'] ?? 'info' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const logger = pino({ name: 'mongo-server', level: values['log-level'] });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    logger.fatal({ port: values.port }, 'invalid --port');
+    process.exit(2);
+  }
+  const server = await start({ port, host: values.host, dataFile: values['data-file'], logger });
+  logger.info({ uri: server.uri, port: server.port, host: server.host }, 'ready');
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`mongo-server failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+// A collection: its records (insertion order is MongoDB's natural order), its indexes, and the write
+// primitives every command goes through, so that unique indexes are enforced on every write path.
+import { calculateObjectSize, UUID } from 'bson';
+import { MongoServerError } from './errors';
+import { Index, type IndexSpec, type StoredRecord } from './indexes';
+import { isPlainObject, newObjectId, toViewDoc, type Doc } from './values';
+
+export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+
+export type { StoredRecord };
+
+export class Collection {
+  readonly records = new Set<StoredRecord>();
+  readonly indexes = new Map<string, Index>();
+  readonly uuid = new UUID();
+
+  constructor(
+    readonly db: string,
+    readonly name: string,
+    readonly options: Doc = {},
+  ) {
+    this.indexes.set('_id_', new Index({ v: 2, key: { _id: 1 }, name: '_id_' }, this.ns));
+  }
+
+  get ns(): string {
+    return `${this.db}.${this.name}`;
+  }
+
+  get idIndex(): Index {
+    return this.indexes.get('_id_') as Index;
+  }
+
+  /** Validates and completes a document for storage: `_id` first (generated if missing), size limit. */
+  prepare(doc: Doc): Doc {
+    if (!isPlainObject(doc)) throw new MongoServerError('BadValue', 'document to insert must be an object');
+    let out = doc;
+    if (!('_id' in doc)) out = { _id: newObjectId(), ...doc };
+    else if (Object.keys(doc)[0] !== '_id') {
+      const { _id, ...rest } = doc;
+      out = { _id, ...rest };
+    }
+    const id = out['_id'];
+    if (Array.isArray(id)) throw new MongoServerError('BadValue', "can't use an array for _id");
+    if (id instanceof RegExp || (id as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') {
+      throw new MongoServerError('BadValue', "can't use a regex for _id");
+    }
+    if (id === undefined) throw new MongoServerError('BadValue', "can't use undefined for _id");
+    checkFieldNames(out, true);
+    const size = calculateObjectSize(out);
+    if (size > MAX_BSON_OBJECT_SIZE) {
+      throw new MongoServerError(
+        'BadValue',
+        `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`,
+      );
+    }
+    return out;
+  }
+
+  insert(doc: Doc): StoredRecord {
+    const prepared = this.prepare(doc);
+    const record: StoredRecord = { doc: prepared, view: toViewDoc(prepared) };
+    for (const index of this.indexes.values()) index.checkUnique(record.view);
+    for (const index of this.indexes.values()) index.add(record);
+    this.records.add(record);
+    return record;
+  }
+
+  /** Replaces a record's document after an update; the unique check happens before anything changes. */
+  replace(record: StoredRecord, doc: Doc): void {
+    const size = calculateObjectSize(doc);
+    if (size > MAX_BSON_OBJECT_SIZE) {
+      throw new MongoServerError(
+        'Location17419',
+        `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`,
+      );
+    }
+    checkFieldNames(doc, true);
+    const view = toViewDoc(doc);
+    for (const index of this.indexes.values()) index.checkUnique(view, record);
+    const oldView = record.view;
+    for (const index of this.indexes.values()) index.remove(record, oldView);
+    record.doc = doc;
+    record.view = view;
+    for (const index of this.indexes.values()) index.add(record);
+  }
+
+  remove(record: StoredRecord): void {
+    if (!this.records.delete(record)) return;
+    for (const index of this.indexes.values()) index.remove(record);
+  }
+
+  /** Records that may match a view filter: an index's entries when the filter pins its fields. */
+  candidates(filter: Doc): Iterable<StoredRecord> {
+    const eq = equalities(filter);
+    if (eq.size === 0) return this.records;
+    let best: Index | undefined;
+    for (const index of this.indexes.values()) {
+      if (!index.complete || !index.fields.every((f) => eq.has(f))) continue;
+      if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length) best = index;
+    }
+    if (!best) return this.records;
+    let combos: unknown[][] = [[]];
+    for (const f of best.fields) {
+      const vals = eq.get(f) as unknown[];
+      combos = combos.flatMap((c) => vals.map((v) => [...c, v]));
+      if (combos.length > 10_000) return this.records;
+    }
+    const out = new Set<StoredRecord>();
+    for (const values of combos) for (const r of best.lookup(values) ?? []) out.add(r);
+    return out;
+  }
+
+  createIndex(spec: IndexSpec): boolean {
+    const sameName = this.indexes.get(spec.name);
+    const sameKey = [...this.indexes.values()].find((i) => sameKeyPattern(i.spec.key, spec.key));
+    if (sameName) {
+      if (!sameKeyPattern(sameName.spec.key, spec.key)) {
+        throw new MongoServerError(
+          'IndexKeySpecsConflict',
+          `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
+        );
+      }
+      if (!sameOptions(sameName.spec, spec)) {
+        throw new MongoServerError(
+          'IndexOptionsConflict',
+          `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
+        );
+      }
+      return false;
+    }
+    // Several indexes may share a key pattern only when their partial filters differ.
+    if (sameKey && JSON.stringify(sameKey.spec.partialFilterExpression ?? null) === JSON.stringify(spec.partialFilterExpression ?? null)) {
+      throw new MongoServerError(
+        'IndexOptionsConflict',
+        `Index already exists with a different name: ${sameKey.name}`,
+      );
+    }
+    const index = new Index(spec, this.ns);
+    for (const record of this.records) {
+      index.checkUnique(record.view);
+      index.add(record);
+    }
+    this.indexes.set(spec.name, index);
+    return true;
+  }
+}
+
+function sameKeyPattern(a: Doc, b: Doc): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && Number(a[k]) === Number(b[k]));
+}
+
+function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
+  return (
+    Boolean(a.unique) === Boolean(b.unique) &&
+    Boolean(a.sparse) === Boolean(b.sparse) &&
+    JSON.stringify(a.partialFilterExpression ?? null) === JSON.stringify(b.partialFilterExpression ?? null) &&
+    (a.expireAfterSeconds ?? null) === (b.expireAfterSeconds ?? null)
+  );
+}
+
+const isIndexableScalar = (v: unknown): boolean => {
+  if (v === null || v === undefined) return false;
+  if (typeof v === 'number') return !Number.isNaN(v);
+  if (typeof v === 'string' || typeof v === 'boolean') return true;
+  if (v instanceof Date) return true;
+  const t = (v as { _bsontype?: string })._bsontype;
+  return t === 'ObjectId' || t === 'Binary';
+};
+
+/** Field -> possible values, for the fields a filter pins by equality or `$in` (top level and `$and`). */
+function equalities(filter: Doc, out = new Map<string, unknown[]>()): Map<string, unknown[]> {
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field === '$and' && Array.isArray(cond)) {
+      for (const part of cond) if (isPlainObject(part)) equalities(part, out);
+      continue;
+    }
+    if (field.startsWith('$')) continue;
+    if (isIndexableScalar(cond)) out.set(field, [cond]);
+    else if (isPlainObject(cond)) {
+      if ('$eq' in cond && isIndexableScalar(cond['$eq'])) out.set(field, [cond['$eq']]);
+      else if (Array.isArray(cond['$in']) && cond['$in'].every(isIndexableScalar)) out.set(field, cond['$in']);
+    }
+  }
+  return out;
+}
+
+/** mongod refuses stored field names that start with `$` at the top level, and empty `_id` paths. */
+function checkFieldNames(doc: Doc, topLevel: boolean): void {
+  if (!topLevel) return;
+  for (const k of Object.keys(doc)) {
+    if (k.startsWith('$')) {
+      throw new MongoServerError(
+        'DollarPrefixedFieldName',
+        `Document can't have $ prefixed field names: ${k}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// TTL indexes: like mongod's TTL monitor, remove documents whose indexed date (or earliest date in an
+// array) is older than expireAfterSeconds. Documents without a date in the field never expire.
+import type { Logger } from 'pino';
+import type { Store } from './store';
+import { valuesAtPath } from './values';
+
+export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number {
+  let removed = 0;
+  for (const colls of store.databases.values()) {
+    for (const coll of colls.values()) {
+      for (const index of coll.indexes.values()) {
+        const secs = index.spec.expireAfterSeconds;
+        if (secs === undefined) continue;
+        const field = index.fields[0] as string;
+        for (const record of [...coll.records]) {
+          const dates = valuesAtPath(record.view, field).filter((v): v is Date => v instanceof Date);
+          if (dates.length === 0) continue;
+          const earliest = Math.min(...dates.map((d) => d.getTime()));
+          if (earliest + secs * 1000 <= now) {
+            coll.remove(record);
+            removed++;
+          }
+        }
+      }
+    }
+  }
+  if (removed) {
+    logger.debug({ removed }, 'TTL monitor removed expired documents');
+    store.changed();
+  }
+  return removed;
+}

@@ -1,0 +1,350 @@
+// Update documents: operator updates, replacement documents and pipeline updates, as the update and
+// findAndModify commands apply them. Operators themselves are mingo's; this module validates what
+// mingo would silently skip (MongoDB errors on $inc of a string, $push to a non-array, ...), keeps BSON
+// types (see values.ts) and builds the document an upsert inserts.
+import { Timestamp, Long } from 'bson';
+import { cloneDeep } from 'mingo/util';
+import { applyUpdate } from './engine';
+import { MongoServerError } from './errors';
+import {
+  formatValue,
+  getPath,
+  isNumeric,
+  isPlainObject,
+  keyOf,
+  retype,
+  setPath,
+  toView,
+  toViewDoc,
+  typeName,
+  type Doc,
+} from './values';
+
+const OPERATORS = new Set([
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$push',
+  '$addToSet',
+  '$pull',
+  '$pullAll',
+  '$pop',
+  '$bit',
+  '$currentDate',
+  '$setOnInsert',
+]);
+
+export type ParsedUpdate =
+  | { kind: 'replacement'; doc: Doc }
+  | { kind: 'operators'; ops: Doc }
+  | { kind: 'pipeline'; stages: Doc[] };
+
+export function parseUpdate(u: unknown): ParsedUpdate {
+  if (Array.isArray(u)) {
+    if (!u.every(isPlainObject)) throw new MongoServerError('FailedToParse', 'Update pipeline stages must be objects');
+    return { kind: 'pipeline', stages: u as Doc[] };
+  }
+  if (!isPlainObject(u)) {
+    throw new MongoServerError('FailedToParse', 'Update argument must be either an object or an array');
+  }
+  const keys = Object.keys(u);
+  if (keys.length > 0 && keys[0]?.startsWith('$')) {
+    for (const op of keys) {
+      if (!OPERATORS.has(op)) {
+        throw new MongoServerError(
+          'FailedToParse',
+          `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+        );
+      }
+      const arg = u[op];
+      if (!isPlainObject(arg)) {
+        throw new MongoServerError(
+          'FailedToParse',
+          `Modifiers operate on fields but we found type ${typeName(arg)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(toView(arg))}}`,
+        );
+      }
+      for (const path of Object.keys(arg)) validateUpdatePath(path, op);
+    }
+    validateArguments(u);
+    return { kind: 'operators', ops: u };
+  }
+  for (const k of keys) {
+    if (k.startsWith('$')) {
+      throw new MongoServerError(
+        'DollarPrefixedFieldName',
+        `The dollar ($) prefixed field '${k}' in '${k}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+      );
+    }
+  }
+  return { kind: 'replacement', doc: u };
+}
+
+function validateUpdatePath(path: string, op: string): void {
+  if (path === '' || path.split('.').some((p) => p === '')) {
+    throw new MongoServerError('BadValue', `An empty update path is not valid.`);
+  }
+  if (op === '$rename') return;
+  const parts = path.split('.');
+  for (const p of parts) {
+    if (p.startsWith('$') && p !== '$' && p !== '$[]' && !/^\$\[[a-z][a-zA-Z0-9]*\]$/.test(p)) {
+      throw new MongoServerError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${p}' in '${path}' is not valid for storage.`);
+    }
+  }
+}
+
+function validateArguments(ops: Doc): void {
+  for (const [op, verb] of [
+    ['$inc', 'increment'],
+    ['$mul', 'multiply'],
+  ] as const) {
+    const arg = ops[op] as Doc | undefined;
+    if (!arg) continue;
+    for (const [path, amount] of Object.entries(arg)) {
+      if (!isNumeric(amount)) {
+        throw new MongoServerError(
+          'TypeMismatch',
+          `Cannot ${verb} with non-numeric argument: {${path}: ${formatValue(toView(amount))}}`,
+        );
+      }
+    }
+  }
+  const rename = ops['$rename'] as Doc | undefined;
+  for (const [from, to] of Object.entries(rename ?? {})) {
+    if (typeof to !== 'string') {
+      throw new MongoServerError('BadValue', `The 'to' field for $rename must be a string: ${from}: ${formatValue(toView(to))}`);
+    }
+  }
+  const pop = ops['$pop'] as Doc | undefined;
+  for (const [path, dir] of Object.entries(pop ?? {})) {
+    const n = toView(dir);
+    if (n !== 1 && n !== -1) throw new MongoServerError('FailedToParse', `$pop expects 1 or -1, found: ${formatValue(n)} for ${path}`);
+  }
+  const pullAll = ops['$pullAll'] as Doc | undefined;
+  for (const [path, vals] of Object.entries(pullAll ?? {})) {
+    if (!Array.isArray(vals)) {
+      throw new MongoServerError('BadValue', `$pullAll requires an array argument but was given a ${typeName(vals)} for ${path}`);
+    }
+  }
+}
+
+/** What mingo gets: arithmetic and comparisons in view form; assigned values keep their BSON types. */
+function engineModifier(ops: Doc, now: Date): Doc {
+  const out: Doc = {};
+  for (const [op, arg] of Object.entries(ops)) {
+    if (op === '$setOnInsert') continue;
+    if (op === '$currentDate') {
+      // mingo stores milliseconds for {$type: 'timestamp'}; MongoDB stores a BSON timestamp.
+      const set = (out['$set'] as Doc | undefined) ?? {};
+      for (const [path, spec] of Object.entries(arg as Doc)) {
+        const type = isPlainObject(spec) ? spec['$type'] : undefined;
+        if (isPlainObject(spec) && type !== 'date' && type !== 'timestamp') {
+          throw new MongoServerError('BadValue', "The '$type' string field is required to be 'date' or 'timestamp'");
+        }
+        set[path] =
+          type === 'timestamp'
+            ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 })
+            : new Date(now.getTime());
+      }
+      out['$set'] = { ...((out['$set'] as Doc | undefined) ?? {}), ...set };
+      continue;
+    }
+    if (op === '$set') out['$set'] = { ...((out['$set'] as Doc | undefined) ?? {}), ...(arg as Doc) };
+    else if (op === '$push') {
+      const push: Doc = {};
+      for (const [path, v] of Object.entries(arg as Doc)) {
+        push[path] = isPlainObject(v) && '$sort' in v ? toView(v) : v;
+      }
+      out['$push'] = push;
+    } else out[op] = toView(arg);
+  }
+  return out;
+}
+
+const CREATING_OPS = ['$set', '$setOnInsert', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit'];
+
+/** MongoDB errors where mingo would silently leave the document alone. Positional paths are not checked. */
+function validateTargets(view: Doc, ops: Doc): void {
+  const id = formatValue(view['_id']);
+  for (const [op, arg] of Object.entries(ops)) {
+    const paths = op === '$rename' ? Object.values(arg as Doc).map(String) : Object.keys(arg as Doc);
+    for (const path of paths) {
+      if (path.includes('$')) continue;
+      const parts = path.split('.');
+      let cur: unknown = view;
+      let viable = true;
+      for (let i = 0; i < parts.length - 1 && cur !== undefined; i++) {
+        const p = parts[i] as string;
+        let next: unknown;
+        if (Array.isArray(cur)) next = /^\d+$/.test(p) ? cur[Number(p)] : null;
+        else if (isPlainObject(cur)) next = cur[p];
+        else next = null;
+        if (next === null || (next !== undefined && !isPlainObject(next) && !Array.isArray(next))) {
+          if ((CREATING_OPS.includes(op) || op === '$rename') && next !== undefined) {
+            viable = false;
+            const field = parts[i + 1];
+            throw new MongoServerError(
+              'PathNotViable',
+              `Cannot create field '${field}' in element {${p}: ${formatValue(next ?? (cur as Doc)[p] ?? null)}}`,
+            );
+          }
+          cur = undefined;
+          break;
+        }
+        cur = next;
+      }
+      if (!viable || cur === undefined) continue;
+      const target = getPath(view, path);
+      if (target === undefined) continue;
+      const field = parts[parts.length - 1];
+      if ((op === '$inc' || op === '$mul' || op === '$bit') && typeof target !== 'number') {
+        throw new MongoServerError(
+          'TypeMismatch',
+          `Cannot apply ${op} to a value of non-numeric type. {_id: ${id}} has the field '${field}' of non-numeric type ${typeName(target)}`,
+        );
+      }
+      if ((op === '$push' || op === '$addToSet') && !Array.isArray(target)) {
+        throw new MongoServerError(
+          'BadValue',
+          `The field '${path}' must be an array but is of type ${typeName(target)} in document {_id: ${id}}`,
+        );
+      }
+      if ((op === '$pull' || op === '$pullAll') && !Array.isArray(target)) {
+        throw new MongoServerError('BadValue', 'Cannot apply $pull to a non-array value');
+      }
+      if (op === '$pop' && !Array.isArray(target)) {
+        throw new MongoServerError('TypeMismatch', `Path '${path}' contains an element of non-array type '${typeName(target)}'`);
+      }
+    }
+  }
+}
+
+export interface UpdateContext {
+  filterView: Doc;
+  arrayFilters?: Doc[];
+  variables?: Doc;
+}
+
+/** The document an existing document becomes; throws on invalid updates. */
+export function updatedDocument(old: { doc: Doc; view: Doc }, update: ParsedUpdate, ctx: UpdateContext): Doc {
+  const id = old.doc['_id'];
+  if (update.kind === 'replacement') {
+    const replacement = update.doc;
+    if ('_id' in replacement && keyOf(toView(replacement['_id'])) !== keyOf(old.view['_id'])) {
+      throw new MongoServerError(
+        'ImmutableField',
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(toView(replacement['_id']))}`,
+      );
+    }
+    const { _id: _ignored, ...rest } = replacement;
+    return { _id: id, ...rest };
+  }
+  const work = cloneDeep(old.view) as Doc;
+  let next: Doc;
+  if (update.kind === 'pipeline') {
+    next = applyUpdate(work, toView(update.stages) as Doc[], {}, undefined, ctx.variables);
+  } else {
+    const ops = withoutUnchangedId(update.ops, old.view);
+    validateTargets(old.view, ops);
+    const modifier = engineModifier(ops, new Date());
+    if (Object.keys(modifier).length === 0) return old.doc;
+    next = applyUpdate(work, modifier, ctx.filterView, ctx.arrayFilters, ctx.variables);
+  }
+  const typed = retype(next, old.doc) as Doc;
+  if (keyOf(toView(typed['_id'])) !== keyOf(old.view['_id'])) {
+    throw new MongoServerError(
+      'ImmutableField',
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
+  }
+  return typed;
+}
+
+/** `$set: { _id: <same value> }` is allowed by MongoDB; mingo refuses any `_id` path, so drop it. */
+function withoutUnchangedId(ops: Doc, view: Doc): Doc {
+  const out: Doc = {};
+  for (const [op, arg] of Object.entries(ops)) {
+    if ((op === '$set' || op === '$setOnInsert') && isPlainObject(arg) && '_id' in arg) {
+      if (keyOf(toView(arg['_id'])) !== keyOf(view['_id'])) {
+        throw new MongoServerError(
+          'ImmutableField',
+          "Performing an update on the path '_id' would modify the immutable field '_id'",
+        );
+      }
+      const { _id: _same, ...rest } = arg;
+      out[op] = rest;
+    } else out[op] = arg;
+  }
+  return out;
+}
+
+/**
+ * The document an upsert inserts: the query's equality fields, then the update applied with
+ * `$setOnInsert` ("Upsert with Operator Expressions" / "Upsert with Replacement Document").
+ */
+export function upsertDocument(filter: Doc, update: ParsedUpdate, ctx: UpdateContext): Doc {
+  const seed: Doc = {};
+  collectEqualities(filter, seed);
+  if (update.kind === 'replacement') {
+    const doc = update.doc;
+    if ('_id' in doc && '_id' in seed && keyOf(toView(doc['_id'])) !== keyOf(toView(seed['_id']))) {
+      throw new MongoServerError(
+        'ImmutableField',
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(toView(doc['_id']))}`,
+      );
+    }
+    return '_id' in seed && !('_id' in doc) ? { _id: seed['_id'], ...doc } : { ...doc };
+  }
+  if (update.kind === 'pipeline') {
+    const next = applyUpdate(toViewDoc(seed), toView(update.stages) as Doc[], {}, undefined, ctx.variables);
+    return retype(next, seed) as Doc;
+  }
+  const ops: Doc = { ...update.ops };
+  const onInsert = ops['$setOnInsert'] as Doc | undefined;
+  delete ops['$setOnInsert'];
+  if (onInsert) {
+    const set = { ...((ops['$set'] as Doc | undefined) ?? {}) };
+    for (const [path, v] of Object.entries(onInsert)) {
+      if (path in set) {
+        throw new MongoServerError('ConflictingUpdateOperators', `Updating the path '${path}' would create a conflict at '${path}'`);
+      }
+      set[path] = v;
+    }
+    ops['$set'] = set;
+  }
+  const set = ops['$set'] as Doc | undefined;
+  if (set && '_id' in set) {
+    seed['_id'] = set['_id'];
+    const { _id: _moved, ...rest } = set;
+    ops['$set'] = rest;
+  }
+  const seedView = toViewDoc(seed);
+  validateTargets(seedView, ops);
+  const modifier = engineModifier(ops, new Date());
+  if (Object.keys(modifier).length === 0) return seed;
+  const next = applyUpdate(seedView, modifier, {}, ctx.arrayFilters, ctx.variables);
+  return retype(next, seed) as Doc;
+}
+
+function collectEqualities(filter: Doc, into: Doc): void {
+  for (const [k, v] of Object.entries(filter)) {
+    if (k === '$and' && Array.isArray(v)) {
+      for (const part of v) if (isPlainObject(part)) collectEqualities(part, into);
+      continue;
+    }
+    if (k.startsWith('$')) continue;
+    if (isPlainObject(v)) {
+      const keys = Object.keys(v);
+      if (keys.length === 1 && keys[0] === '$eq') setPath(into, k, v['$eq']);
+      else if (keys.length > 0 && keys.every((x) => !x.startsWith('$'))) setPath(into, k, v);
+      continue;
+    }
+    if (v instanceof RegExp || (v as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') continue;
+    setPath(into, k, v);
+  }
+}
+
+export const isLong = (v: unknown): v is Long => (v as { _bsontype?: string } | null)?._bsontype === 'Long';
