@@ -1,1 +1,2 @@
-export {};
+export { createHealth, type CreateHealthOptions, type Health, type HealthCheck, type Readiness } from './health';
+export { healthRouter, type HealthRouterOptions } from './health-router';
