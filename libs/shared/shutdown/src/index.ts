@@ -1,1 +1,1 @@
-export {};
+export { createShutdown, type CreateShutdownOptions, type Shutdown, type ShutdownStep } from './shutdown';
