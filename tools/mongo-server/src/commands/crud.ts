@@ -215,7 +215,8 @@ const update: CommandHandler = {
     let n = 0;
     let nModified = 0;
     const upserted: Doc[] = [];
-    const writeErrors = eachStatement(ctx, statements, (s, index) => {
+    // Malformed statements fail the whole command (mongod parses the batch before running it).
+    for (const s of statements) {
       for (const k of Object.keys(s)) {
         if (!UPDATE_STATEMENT_FIELDS.has(k)) {
           throw new MongoServerError('Location40415', `BSON field 'update.updates.${k}' is an unknown field.`);
@@ -223,8 +224,10 @@ const update: CommandHandler = {
       }
       if (!isPlainObject(s['q'])) throw new MongoServerError('TypeMismatch', "BSON field 'update.updates.q' is the wrong type, expected type 'object'");
       if (s['u'] === undefined) throw new MongoServerError('Location40414', "BSON field 'update.updates.u' is missing but a required field");
+      refuseUnsupported({ ...ctx, name: 'update.updates', cmd: s }, 'collation');
+    }
+    const writeErrors = eachStatement(ctx, statements, (s, index) => {
       const sub = { ...ctx, name: 'update.updates', cmd: s };
-      refuseUnsupported(sub, 'collation');
       checkHint(coll, s['hint']);
       if (s['c'] !== undefined && !Array.isArray(s['u'])) {
         throw new MongoServerError('FailedToParse', "'c' (constants) may only be specified with pipeline-style updates");
@@ -265,20 +268,23 @@ const del: CommandHandler = {
     const statements = writeBatch(ctx, 'deletes');
     const variables = optionalDoc(ctx, 'let');
     const coll = ctx.store.collection(ctx.db, name);
-    let n = 0;
-    const writeErrors = eachStatement(ctx, statements, (s) => {
+    // Malformed statements fail the whole command (mongod parses the batch before running it).
+    for (const s of statements) {
       for (const k of Object.keys(s)) {
         if (!DELETE_STATEMENT_FIELDS.has(k)) {
           throw new MongoServerError('Location40415', `BSON field 'delete.deletes.${k}' is an unknown field.`);
         }
       }
       if (!isPlainObject(s['q'])) throw new MongoServerError('TypeMismatch', "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'");
-      const sub = { ...ctx, name: 'delete.deletes', cmd: s };
-      refuseUnsupported(sub, 'collation');
+      refuseUnsupported({ ...ctx, name: 'delete.deletes', cmd: s }, 'collation');
       const limit = num(s['limit']);
       if (limit !== 0 && limit !== 1) {
         throw new MongoServerError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${String(limit)}`);
       }
+    }
+    let n = 0;
+    const writeErrors = eachStatement(ctx, statements, (s) => {
+      const limit = num(s['limit']);
       checkHint(coll, s['hint']);
       const matches = findRecords(coll, s['q'], { limit, variables: variables && (toView(variables) as Doc) });
       for (const r of matches) coll?.remove(r);

@@ -1,0 +1,76 @@
+// The data file: loaded at start, written (atomically) after writes and on stop, so data and indexes
+// survive a restart with their BSON types. Index and document semantics after reload are MongoDB's
+// ("Unique Indexes": https://www.mongodb.com/docs/manual/core/index-unique/ ; "BSON Types":
+// https://www.mongodb.com/docs/manual/reference/bson-types/).
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Decimal128, Long, MongoClient } from 'mongodb';
+import { start } from '../src/index';
+import { serverError } from './helpers';
+
+describe('data file persistence', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mongo-server-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function withServer<T>(dataFile: string, fn: (client: MongoClient) => Promise<T>): Promise<T> {
+    const server = await start({ port: 0, dataFile });
+    const client = new MongoClient(server.uri);
+    try {
+      await client.connect();
+      return await fn(client);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  }
+
+  it('when the server restarts on the same data file, then documents, types and unique indexes are back', async () => {
+    const file = path.join(dir, 'data.bson');
+    await withServer(file, async (client) => {
+      const c = client.db('app').collection('users');
+      await c.createIndex({ email: 1 }, { unique: true });
+      await c.insertMany([
+        { email: 'a@x', big: Long.fromString('9007199254740993'), price: Decimal128.fromString('9.99') },
+        { email: 'b@x' },
+      ]);
+      await c.deleteOne({ email: 'b@x' });
+    });
+    expect(readdirSync(dir)).toEqual(['data.bson']); // no temp files left behind
+    await withServer(file, async (client) => {
+      const c = client.db('app').collection('users');
+      const doc = await c.findOne({ email: 'a@x' }, { promoteValues: false });
+      expect((doc?.['big'] as Long).toString()).toBe('9007199254740993');
+      expect(String(doc?.['price'])).toBe('9.99');
+      expect(await c.countDocuments()).toBe(1);
+      expect((await c.listIndexes().toArray()).map((i) => i['name'])).toEqual(['_id_', 'email_1']);
+      expect((await serverError(c.insertOne({ email: 'a@x' }))).code).toBe(11000);
+    });
+  });
+
+  it('when the data file does not exist yet, then the server starts empty and creates it on stop', async () => {
+    const file = path.join(dir, 'nested', 'fresh.bson');
+    await withServer(file, async (client) => {
+      expect(await client.db('x').collection('y').countDocuments()).toBe(0);
+      await client.db('x').collection('y').insertOne({ a: 1 });
+    });
+    expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson']);
+  });
+
+  it('when a collection is dropped before restart, then it stays dropped', async () => {
+    const file = path.join(dir, 'drop.bson');
+    await withServer(file, async (client) => {
+      await client.db('x').collection('keep').insertOne({ a: 1 });
+      await client.db('x').collection('gone').insertOne({ a: 1 });
+      await client.db('x').collection('gone').drop();
+    });
+    await withServer(file, async (client) => {
+      expect((await client.db('x').listCollections().toArray()).map((c) => c.name)).toEqual(['keep']);
+    });
+  });
+});
