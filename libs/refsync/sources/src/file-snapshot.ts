@@ -20,7 +20,9 @@ export async function openFileSnapshot(
     const code = (err as NodeJS.ErrnoException).code;
     throw new UpstreamError(
       code === 'ENOENT' ? 'not_found' : 'unreachable',
-      code === 'ENOENT' ? `upstream file not found: ${description}` : `cannot read upstream file ${description} (${code})`,
+      code === 'ENOENT'
+        ? `upstream file not found: ${description}`
+        : `cannot read upstream file ${description} (${code})`,
       false,
       { cause: err },
     );
@@ -29,7 +31,9 @@ export async function openFileSnapshot(
   return {
     description,
     records(): AsyncIterable<UpstreamRecord> {
-      return parseUpstream(fh.createReadStream({ start: 0, autoClose: false, highWaterMark: 256 * 1024 }));
+      return parseUpstream(
+        fh.createReadStream({ start: 0, autoClose: false, highWaterMark: 256 * 1024 }),
+      );
     },
     async close() {
       await fh.close();

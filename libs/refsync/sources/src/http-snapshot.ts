@@ -45,7 +45,12 @@ export async function openHttpSnapshot(
         if (!error.retryable || attempt >= options.retries) throw error;
         const delay = Math.min(maxDelay, baseDelay * 2 ** attempt) * (0.5 + Math.random() / 2);
         options.logger?.warn(
-          { source: description, attempt: attempt + 1, retryInMs: Math.round(delay), reason: error.message },
+          {
+            source: description,
+            attempt: attempt + 1,
+            retryInMs: Math.round(delay),
+            reason: error.message,
+          },
           'upstream download failed, retrying',
         );
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -57,7 +62,12 @@ export async function openHttpSnapshot(
   }
 }
 
-async function download(url: URL, description: string, file: string, options: HttpSourceOptions): Promise<void> {
+async function download(
+  url: URL,
+  description: string,
+  file: string,
+  options: HttpSourceOptions,
+): Promise<void> {
   const signal = AbortSignal.timeout(options.timeoutMs);
   const res = await fetch(url, {
     headers: { accept: 'application/json, application/x-ndjson;q=0.9', ...options.headers },
@@ -83,7 +93,11 @@ async function download(url: URL, description: string, file: string, options: Ht
       done(null, chunk);
     },
   });
-  await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), counter, createWriteStream(file));
+  await pipeline(
+    Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
+    counter,
+    createWriteStream(file),
+  );
   if (comparable && received !== Number(declared)) {
     throw new UpstreamError(
       'truncated',
@@ -97,9 +111,14 @@ function asUpstreamError(err: unknown, description: string, timeoutMs: number): 
   if (err instanceof UpstreamError) return err;
   const e = err as Error & { cause?: { code?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return new UpstreamError('timeout', `upstream ${description} did not answer within ${timeoutMs} ms`, true, {
-      cause: err,
-    });
+    return new UpstreamError(
+      'timeout',
+      `upstream ${description} did not answer within ${timeoutMs} ms`,
+      true,
+      {
+        cause: err,
+      },
+    );
   }
   const code = e?.cause?.code ?? (e as NodeJS.ErrnoException)?.code;
   return new UpstreamError(

@@ -13,7 +13,9 @@ import { UpstreamError } from './upstream-error';
  * items); a broken array structure or a missing closing `]` throws, since nothing after it can be
  * trusted.
  */
-export async function* parseUpstream(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<UpstreamRecord> {
+export async function* parseUpstream(
+  chunks: AsyncIterable<Buffer | string>,
+): AsyncGenerator<UpstreamRecord> {
   const decoder = new StringDecoder('utf8');
   const iterator = chunks[Symbol.asyncIterator]();
   let head = '';
@@ -96,7 +98,8 @@ async function* splitJsonArray(texts: AsyncIterable<string>): AsyncGenerator<Ups
             state = State.Done;
             break;
           }
-          if (c === 0x2c /* , */ || c === 0x5d) throw malformed(`unexpected "${s[i]}" where an item was expected`);
+          if (c === 0x2c /* , */ || c === 0x5d)
+            throw malformed(`unexpected "${s[i]}" where an item was expected`);
           state = State.InValue;
           valueStart = i;
           valueLine = line;
@@ -190,6 +193,8 @@ async function* splitNdjson(texts: AsyncIterable<string>): AsyncGenerator<Upstre
     line++;
     const r = record(++index, line, last);
     // A last line without a newline that does not parse is most likely a cut-off file.
-    yield r.error ? { ...r, error: `${r.error}; the last line has no line break, the file looks truncated` } : r;
+    yield r.error
+      ? { ...r, error: `${r.error}; the last line has no line break, the file looks truncated` }
+      : r;
   }
 }

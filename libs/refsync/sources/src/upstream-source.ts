@@ -10,12 +10,18 @@ export type UpstreamSourceOptions = HttpSourceOptions;
  * The reader for one configured upstream URL: `file://` (JSON array or NDJSON) or `http(s)://`
  * (downloaded with timeout and retries, see openHttpSnapshot).
  */
-export function createUpstreamSource(rawUrl: string, options: UpstreamSourceOptions): UpstreamSource {
+export function createUpstreamSource(
+  rawUrl: string,
+  options: UpstreamSourceOptions,
+): UpstreamSource {
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new UpstreamError('unsupported_url', `not a URL: ${JSON.stringify(describeUpstreamUrl(rawUrl))}`);
+    throw new UpstreamError(
+      'unsupported_url',
+      `not a URL: ${JSON.stringify(describeUpstreamUrl(rawUrl))}`,
+    );
   }
   const description = describeUpstreamUrl(url);
   if (url.protocol === 'file:') {
@@ -25,7 +31,10 @@ export function createUpstreamSource(rawUrl: string, options: UpstreamSourceOpti
   if (url.protocol === 'http:' || url.protocol === 'https:') {
     return { description, open: () => openHttpSnapshot(url, description, options) };
   }
-  throw new UpstreamError('unsupported_url', `unsupported upstream URL scheme "${url.protocol}" (use file:, http: or https:)`);
+  throw new UpstreamError(
+    'unsupported_url',
+    `unsupported upstream URL scheme "${url.protocol}" (use file:, http: or https:)`,
+  );
 }
 
 /** The URL without credentials or query values, fit for logs and for the published event. */

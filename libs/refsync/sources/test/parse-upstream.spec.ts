@@ -46,7 +46,11 @@ describe('parseUpstream', () => {
 
   it('when one NDJSON line is not JSON, then that record carries the error and the others parse', async () => {
     const records = await collect('{"id":"a"}\n{"id": oops}\n{"id":"c"}\n');
-    expect(records[1]).toMatchObject({ index: 2, line: 2, error: expect.stringMatching(/not valid JSON/) });
+    expect(records[1]).toMatchObject({
+      index: 2,
+      line: 2,
+      error: expect.stringMatching(/not valid JSON/),
+    });
     expect(records[2].value).toEqual({ id: 'c' });
   });
 

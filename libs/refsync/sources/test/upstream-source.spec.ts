@@ -64,7 +64,9 @@ describe('file:// source', () => {
   });
 
   it('when the URL scheme is not supported, then creating the source fails', () => {
-    expect(() => createUpstreamSource('ftp://example.invalid/x.json', fastRetry)).toThrow(/unsupported/);
+    expect(() => createUpstreamSource('ftp://example.invalid/x.json', fastRetry)).toThrow(
+      /unsupported/,
+    );
   });
 });
 
@@ -91,7 +93,8 @@ describe('http(s):// source', () => {
   });
 
   it('when upstream answers 200 with a JSON array, then the items are read and the auth header was sent', async () => {
-    handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(items));
+    handler = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(items));
     const source = createUpstreamSource(`${base}/tg.json`, {
       ...fastRetry,
       headers: parseHeaderLine('Authorization: Bearer s3cret'),
@@ -124,23 +127,29 @@ describe('http(s):// source', () => {
 
   it('when upstream keeps answering 500, then it gives up after the configured retries', async () => {
     handler = (_req, res) => res.writeHead(500).end();
-    await expect(createUpstreamSource(`${base}/down.json`, fastRetry).open()).rejects.toMatchObject({
-      code: 'http_status',
-      message: expect.stringContaining('500'),
-    });
+    await expect(createUpstreamSource(`${base}/down.json`, fastRetry).open()).rejects.toMatchObject(
+      {
+        code: 'http_status',
+        message: expect.stringContaining('500'),
+      },
+    );
     expect(requests).toHaveLength(3);
   });
 
   it('when upstream answers 404 or 401, then it is not retried', async () => {
     handler = (_req, res) => res.writeHead(404).end();
-    await expect(createUpstreamSource(`${base}/missing.json`, fastRetry).open()).rejects.toMatchObject({
+    await expect(
+      createUpstreamSource(`${base}/missing.json`, fastRetry).open(),
+    ).rejects.toMatchObject({
       code: 'http_status',
       retryable: false,
     });
     expect(requests).toHaveLength(1);
     requests.length = 0;
     handler = (_req, res) => res.writeHead(401).end();
-    await expect(createUpstreamSource(`${base}/secret.json`, fastRetry).open()).rejects.toMatchObject({
+    await expect(
+      createUpstreamSource(`${base}/secret.json`, fastRetry).open(),
+    ).rejects.toMatchObject({
       message: expect.stringContaining('401'),
     });
     expect(requests).toHaveLength(1);
@@ -149,7 +158,11 @@ describe('http(s):// source', () => {
   it('when upstream does not answer in time, then each attempt times out and it is retried', async () => {
     handler = () => undefined; // never answers
     await expect(
-      createUpstreamSource(`${base}/slow.json`, { ...fastRetry, timeoutMs: 100, retries: 1 }).open(),
+      createUpstreamSource(`${base}/slow.json`, {
+        ...fastRetry,
+        timeoutMs: 100,
+        retries: 1,
+      }).open(),
     ).rejects.toMatchObject({ code: 'timeout' });
     expect(requests).toHaveLength(2);
   });
@@ -178,7 +191,9 @@ describe('http(s):// source', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    await expect(createUpstreamSource(`http://127.0.0.1:${port}/x.json`, fastRetry).open()).rejects.toMatchObject({
+    await expect(
+      createUpstreamSource(`http://127.0.0.1:${port}/x.json`, fastRetry).open(),
+    ).rejects.toMatchObject({
       code: 'unreachable',
     });
   });

@@ -63,8 +63,18 @@ export interface SyncStore {
   readState(): Promise<{ version: number; committedAt: Date | null }>;
   /** Every committed item of the dataset (tombstones included) at the current version. */
   committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef>;
-  stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[], committedAt: Date): Promise<unknown>;
-  commit(args: { expectedVersion: number; nextVersion: number; committedAt: Date; event: OutboxEvent }): Promise<void>;
+  stageChanges(
+    nextVersion: number,
+    dataset: Dataset,
+    changes: StagedChange[],
+    committedAt: Date,
+  ): Promise<unknown>;
+  commit(args: {
+    expectedVersion: number;
+    nextVersion: number;
+    committedAt: Date;
+    event: OutboxEvent;
+  }): Promise<void>;
   recordUnchangedRun(event: OutboxEvent): Promise<void>;
 }
 

@@ -41,7 +41,10 @@ export class SyncAbortedError extends Error {
   constructor(
     readonly reason: AbortReason,
     message: string,
-    readonly details: { report?: ValidationReport; datasets?: Partial<Record<Dataset, DatasetSummary>> } = {},
+    readonly details: {
+      report?: ValidationReport;
+      datasets?: Partial<Record<Dataset, DatasetSummary>>;
+    } = {},
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -69,7 +72,9 @@ export function formatReport(report: ValidationReport, limit = Number.POSITIVE_I
     lines.push(`${where}${name}: ${item.reasons.join('; ')}`);
   }
   for (const dup of report.duplicateIds) {
-    lines.push(`${dup.dataset} duplicate id ${JSON.stringify(dup.id)} at items #${dup.positions.join(', #')}`);
+    lines.push(
+      `${dup.dataset} duplicate id ${JSON.stringify(dup.id)} at items #${dup.positions.join(', #')}`,
+    );
   }
   if (lines.length > limit) {
     const more = lines.length - limit;

@@ -5,7 +5,13 @@ import {
   type Dataset,
   type SyncCompletedEventData,
 } from '@nhp/refsync-contracts';
-import { computeChangeSet, contentHash, deletionShare, eventCounts, exceedsDeletionShare } from '@nhp/refsync-domain';
+import {
+  computeChangeSet,
+  contentHash,
+  deletionShare,
+  eventCounts,
+  exceedsDeletionShare,
+} from '@nhp/refsync-domain';
 import type {
   OutboxEvent,
   StagedChange,
@@ -127,7 +133,10 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
       }
     }
     const opened = snapshots as Record<Dataset, UpstreamSnapshot>;
-    const sources = Object.fromEntries(DATASETS.map((d) => [d, opened[d].description])) as Record<Dataset, string>;
+    const sources = Object.fromEntries(DATASETS.map((d) => [d, opened[d].description])) as Record<
+      Dataset,
+      string
+    >;
 
     // Pass 1: validate everything and diff, before writing anything.
     const report: ValidationReport = { invalidItems: [], duplicateIds: [] };
@@ -135,9 +144,13 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
     for (const dataset of DATASETS) {
       plans[dataset] = await planDataset(dataset, opened[dataset], deps.store, report);
     }
-    const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<Dataset, DatasetSummary>;
+    const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<
+      Dataset,
+      DatasetSummary
+    >;
     if (report.invalidItems.length + report.duplicateIds.length > 0) {
-      const lines = formatReport(report);
+      // The message stays readable in a log line; the full report travels in `details`.
+      const lines = formatReport(report, 20);
       throw new SyncAbortedError(
         'invalid_upstream',
         `upstream data rejected, nothing committed: ${report.invalidItems.length} invalid item(s), ` +
@@ -156,8 +169,14 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
       }
     }
 
-    const changedCount = DATASETS.reduce((n, d) => n + plans[d].upserts.size + plans[d].deleted.size, 0);
-    log.info({ runId, previousVersion, datasets }, changedCount > 0 ? 'change set computed' : 'no change upstream');
+    const changedCount = DATASETS.reduce(
+      (n, d) => n + plans[d].upserts.size + plans[d].deleted.size,
+      0,
+    );
+    log.info(
+      { runId, previousVersion, datasets },
+      changedCount > 0 ? 'change set computed' : 'no change upstream',
+    );
 
     if (options.dryRun) {
       return {
@@ -170,12 +189,19 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
         sources,
         startedAt,
         completedAt: now(),
-        changes: Object.fromEntries(DATASETS.map((d) => [d, plans[d].ids])) as Record<Dataset, ChangeIds>,
+        changes: Object.fromEntries(DATASETS.map((d) => [d, plans[d].ids])) as Record<
+          Dataset,
+          ChangeIds
+        >,
         blockedBy,
       };
     }
 
-    const eventData = (changed: boolean, currentVersion: number, completedAt: Date): SyncCompletedEventData => ({
+    const eventData = (
+      changed: boolean,
+      currentVersion: number,
+      completedAt: Date,
+    ): SyncCompletedEventData => ({
       runId,
       previousVersion,
       currentVersion,
@@ -216,7 +242,14 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
     const nextVersion = previousVersion + 1;
     const committedAt = now();
     for (const dataset of DATASETS) {
-      await stageDataset(plans[dataset], opened[dataset], deps.store, nextVersion, committedAt, batchSize);
+      await stageDataset(
+        plans[dataset],
+        opened[dataset],
+        deps.store,
+        nextVersion,
+        committedAt,
+        batchSize,
+      );
     }
     log.info({ runId, nextVersion }, 'change set staged');
     await options.afterStaged?.({ nextVersion });
@@ -242,7 +275,9 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
     };
   } finally {
     for (const snapshot of Object.values(snapshots)) {
-      await snapshot.close().catch((err: unknown) => log.warn({ runId, err }, 'could not close upstream snapshot'));
+      await snapshot
+        .close()
+        .catch((err: unknown) => log.warn({ runId, err }, 'could not close upstream snapshot'));
     }
   }
 }
@@ -254,19 +289,31 @@ interface ValidItem {
 }
 
 /** Validates one upstream record against the dataset's contract. */
-function validate(dataset: Dataset, record: UpstreamRecord): { ok: true; item: ValidItem } | { ok: false; bad: InvalidItem } {
+function validate(
+  dataset: Dataset,
+  record: UpstreamRecord,
+): { ok: true; item: ValidItem } | { ok: false; bad: InvalidItem } {
   const claimedId =
-    record.value !== null && typeof record.value === 'object' && typeof (record.value as { id?: unknown }).id === 'string'
+    record.value !== null &&
+    typeof record.value === 'object' &&
+    typeof (record.value as { id?: unknown }).id === 'string'
       ? (record.value as { id: string }).id
       : undefined;
-  const where = { dataset, index: record.index, ...(record.line !== undefined ? { line: record.line } : {}) };
+  const where = {
+    dataset,
+    index: record.index,
+    ...(record.line !== undefined ? { line: record.line } : {}),
+  };
   if (record.error !== undefined) return { ok: false, bad: { ...where, reasons: [record.error] } };
   const parsed = itemDataSchemas[dataset].safeParse(record.value);
   if (!parsed.success) {
     const reasons = parsed.error.issues.map((issue) =>
       issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
     );
-    return { ok: false, bad: { ...where, ...(claimedId !== undefined ? { id: claimedId } : {}), reasons } };
+    return {
+      ok: false,
+      bad: { ...where, ...(claimedId !== undefined ? { id: claimedId } : {}), reasons },
+    };
   }
   const data = parsed.data;
   return { ok: true, item: { id: data.id, data, hash: contentHash(data) } };
@@ -308,7 +355,8 @@ async function planDataset(
   const changeSet = computeChangeSet(upstream, committed);
   const c = changeSet.counts;
   const upserts = new Map<string, string>();
-  for (const item of [...changeSet.added, ...changeSet.changed, ...changeSet.reappeared]) upserts.set(item.id, item.hash);
+  for (const item of [...changeSet.added, ...changeSet.changed, ...changeSet.reappeared])
+    upserts.set(item.id, item.hash);
   return {
     dataset,
     summary: {
@@ -331,7 +379,11 @@ async function planDataset(
   };
 }
 
-function guardDeletions(plan: DatasetPlan, options: SyncOptions, datasets: Record<Dataset, DatasetSummary>): void {
+function guardDeletions(
+  plan: DatasetPlan,
+  options: SyncOptions,
+  datasets: Record<Dataset, DatasetSummary>,
+): void {
   const { summary, dataset } = plan;
   // An empty upstream never wipes a dataset, not even when forced: that is a broken export, not a decision.
   if (summary.total === 0 && summary.activeBefore > 0) {
@@ -341,7 +393,10 @@ function guardDeletions(plan: DatasetPlan, options: SyncOptions, datasets: Recor
       { datasets },
     );
   }
-  if (!options.allowMassDelete && exceedsDeletionShare(summary.deleted, summary.activeBefore, options.maxDeleteShare)) {
+  if (
+    !options.allowMassDelete &&
+    exceedsDeletionShare(summary.deleted, summary.activeBefore, options.maxDeleteShare)
+  ) {
     const share = (deletionShare(summary.deleted, summary.activeBefore) * 100).toFixed(1);
     throw new SyncAbortedError(
       'mass_deletion',
@@ -378,12 +433,19 @@ async function stageDataset(
   const pending = new Map(plan.upserts);
   for await (const record of snapshot.records()) {
     const result = validate(dataset, record);
-    if (!result.ok) throw upstreamChanged(dataset, `item #${record.index} no longer passes the contract`);
+    if (!result.ok)
+      throw upstreamChanged(dataset, `item #${record.index} no longer passes the contract`);
     const expected = pending.get(result.item.id);
     if (expected === undefined) continue;
-    if (expected !== result.item.hash) throw upstreamChanged(dataset, `item ${JSON.stringify(result.item.id)} differs`);
+    if (expected !== result.item.hash)
+      throw upstreamChanged(dataset, `item ${JSON.stringify(result.item.id)} differs`);
     pending.delete(result.item.id);
-    batch.push({ itemId: result.item.id, data: result.item.data, hash: result.item.hash, isDeleted: false });
+    batch.push({
+      itemId: result.item.id,
+      data: result.item.data,
+      hash: result.item.hash,
+      isDeleted: false,
+    });
     if (batch.length >= batchSize) await flush();
   }
   if (pending.size > 0) throw upstreamChanged(dataset, `${pending.size} item(s) disappeared`);

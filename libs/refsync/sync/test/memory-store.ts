@@ -1,5 +1,11 @@
 import type { Dataset } from '@nhp/refsync-contracts';
-import type { CommittedItemRef, OutboxEvent, StagedChange, SyncStore, UpstreamSource } from '../src';
+import type {
+  CommittedItemRef,
+  OutboxEvent,
+  StagedChange,
+  SyncStore,
+  UpstreamSource,
+} from '../src';
 
 interface Row {
   itemId: string;
@@ -16,7 +22,10 @@ interface Row {
  */
 export class MemoryStore implements SyncStore {
   version = 0;
-  readonly committed: Record<Dataset, Map<string, Row>> = { treatmentGroup: new Map(), reimbursementGroup: new Map() };
+  readonly committed: Record<Dataset, Map<string, Row>> = {
+    treatmentGroup: new Map(),
+    reimbursementGroup: new Map(),
+  };
   staged: Array<{ dataset: Dataset; version: number; change: StagedChange }> = [];
   outbox: OutboxEvent[] = [];
   stageCalls: number[] = [];
@@ -31,22 +40,35 @@ export class MemoryStore implements SyncStore {
     return { version: this.version, committedAt: null };
   }
   async *committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef> {
-    for (const row of [...this.committed[dataset].values()]) yield { itemId: row.itemId, hash: row.hash, isDeleted: row.isDeleted };
+    for (const row of [...this.committed[dataset].values()])
+      yield { itemId: row.itemId, hash: row.hash, isDeleted: row.isDeleted };
   }
   async stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[]) {
     this.stageCalls.push(changes.length);
     for (const change of changes) {
       const prior = this.committed[dataset].get(change.itemId);
-      const complete = change.isDeleted && prior ? { ...change, data: prior.data, hash: prior.hash } : change;
+      const complete =
+        change.isDeleted && prior ? { ...change, data: prior.data, hash: prior.hash } : change;
       this.staged.push({ dataset, version: nextVersion, change: complete });
     }
   }
-  async commit(args: { expectedVersion: number; nextVersion: number; committedAt: Date; event: OutboxEvent }) {
+  async commit(args: {
+    expectedVersion: number;
+    nextVersion: number;
+    committedAt: Date;
+    event: OutboxEvent;
+  }) {
     if (this.failCommit) throw new Error('injected commit failure');
     if (this.version !== args.expectedVersion) throw new Error('version moved');
     for (const s of this.staged.filter((x) => x.version === args.nextVersion)) {
       const { itemId, data, hash = '', isDeleted } = s.change;
-      this.committed[s.dataset].set(itemId, { itemId, data, hash, isDeleted, version: args.nextVersion });
+      this.committed[s.dataset].set(itemId, {
+        itemId,
+        data,
+        hash,
+        isDeleted,
+        version: args.nextVersion,
+      });
     }
     this.staged = [];
     this.version = args.nextVersion;
@@ -57,7 +79,10 @@ export class MemoryStore implements SyncStore {
   }
 
   active(dataset: Dataset): string[] {
-    return [...this.committed[dataset].values()].filter((r) => !r.isDeleted).map((r) => r.itemId).sort();
+    return [...this.committed[dataset].values()]
+      .filter((r) => !r.isDeleted)
+      .map((r) => r.itemId)
+      .sort();
   }
 }
 
@@ -67,7 +92,10 @@ export class MemorySource implements UpstreamSource {
   opened = 0;
   onRead?: (pass: number) => void;
 
-  constructor(public values: unknown[], name = 'memory') {
+  constructor(
+    public values: unknown[],
+    name = 'memory',
+  ) {
     this.description = `memory://${name}`;
   }
   async open() {

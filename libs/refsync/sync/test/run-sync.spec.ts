@@ -5,16 +5,31 @@ import { MemorySource, MemoryStore } from './memory-store';
 const tg = (id: string, name = `Group ${id}`, extra: object = {}) => ({ id, name, ...extra });
 const rg = (id: string, code = '200') => ({
   id,
-  legalBasis: { coding: [{ system: 'urn:oid:2.16.578.1.12.4.1.1.7427', code, display: '§5-14 §2' }] },
-  indications: [{ coding: [{ system: 'urn:oid:2.16.578.1.12.4.1.1.7170', code: 'T90', display: 'Diabetes type 2' }] }],
+  legalBasis: {
+    coding: [{ system: 'urn:oid:2.16.578.1.12.4.1.1.7427', code, display: '§5-14 §2' }],
+  },
+  indications: [
+    {
+      coding: [
+        { system: 'urn:oid:2.16.578.1.12.4.1.1.7170', code: 'T90', display: 'Diabetes type 2' },
+      ],
+    },
+  ],
   medicines: [],
 });
 
 function setup(treatment: unknown[], reimbursement: unknown[]) {
   const store = new MemoryStore();
-  const sources = { treatmentGroup: new MemorySource(treatment, 'tg'), reimbursementGroup: new MemorySource(reimbursement, 'rg') };
+  const sources = {
+    treatmentGroup: new MemorySource(treatment, 'tg'),
+    reimbursementGroup: new MemorySource(reimbursement, 'rg'),
+  };
   const logs: Array<{ obj: object; msg?: string }> = [];
-  const logger = { info: (obj: object, msg?: string) => logs.push({ obj, msg }), warn: () => undefined, error: () => undefined };
+  const logger = {
+    info: (obj: object, msg?: string) => logs.push({ obj, msg }),
+    warn: () => undefined,
+    error: () => undefined,
+  };
   let run = 0;
   const sync = (options: Partial<SyncOptions> = {}) =>
     runSync(
@@ -22,7 +37,12 @@ function setup(treatment: unknown[], reimbursement: unknown[]) {
         store,
         sources,
         logger,
-        buildEvent: (data, { id, time }) => ({ id, subject: SYNC_COMPLETED_SUBJECT, payload: { id, data }, createdAt: time }),
+        buildEvent: (data, { id, time }) => ({
+          id,
+          subject: SYNC_COMPLETED_SUBJECT,
+          payload: { id, data },
+          createdAt: time,
+        }),
       },
       { runId: `run-${++run}`, maxDeleteShare: 0.2, ...options },
     );
@@ -45,25 +65,69 @@ describe('runSync', () => {
       previousVersion: 0,
       currentVersion: 1,
       changed: true,
-      datasets: { treatmentGroup: { added: 2, updated: 0, deleted: 0, total: 2 }, reimbursementGroup: { added: 1, total: 1 } },
+      datasets: {
+        treatmentGroup: { added: 2, updated: 0, deleted: 0, total: 2 },
+        reimbursementGroup: { added: 1, total: 1 },
+      },
       source: { treatmentGroup: 'memory://tg', reimbursementGroup: 'memory://rg' },
     });
   });
 
   it('when items are added, changed, deleted and reappear, then each kind is applied and counted', async () => {
-    const { store, sources, sync } = setup([tg('T1'), tg('T2'), tg('T3'), tg('T4'), tg('T5'), tg('T6')], [rg('R1'), rg('R2')]);
+    const { store, sources, sync } = setup(
+      [tg('T1'), tg('T2'), tg('T3'), tg('T4'), tg('T5'), tg('T6')],
+      [rg('R1'), rg('R2')],
+    );
     await sync();
-    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3'), tg('T4'), tg('T5'), tg('T7')];
+    sources.treatmentGroup.values = [
+      tg('T1'),
+      tg('T2', 'renamed'),
+      tg('T3'),
+      tg('T4'),
+      tg('T5'),
+      tg('T7'),
+    ];
     const second = await sync();
-    expect(second.datasets.treatmentGroup).toMatchObject({ added: 1, changed: 1, deleted: 1, reappeared: 0, total: 6 });
-    expect(second.datasets.reimbursementGroup).toMatchObject({ added: 0, changed: 0, deleted: 0, unchanged: 2 });
-    expect(store.committed.treatmentGroup.get('T6')).toMatchObject({ isDeleted: true, version: 2, data: tg('T6') });
+    expect(second.datasets.treatmentGroup).toMatchObject({
+      added: 1,
+      changed: 1,
+      deleted: 1,
+      reappeared: 0,
+      total: 6,
+    });
+    expect(second.datasets.reimbursementGroup).toMatchObject({
+      added: 0,
+      changed: 0,
+      deleted: 0,
+      unchanged: 2,
+    });
+    expect(store.committed.treatmentGroup.get('T6')).toMatchObject({
+      isDeleted: true,
+      version: 2,
+      data: tg('T6'),
+    });
 
-    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3'), tg('T4'), tg('T5'), tg('T7'), tg('T6')];
+    sources.treatmentGroup.values = [
+      tg('T1'),
+      tg('T2', 'renamed'),
+      tg('T3'),
+      tg('T4'),
+      tg('T5'),
+      tg('T7'),
+      tg('T6'),
+    ];
     const third = await sync();
     expect(third.datasets.treatmentGroup).toMatchObject({ added: 0, reappeared: 1, deleted: 0 });
-    expect(eventData(third.event?.payload ?? {}).datasets.treatmentGroup).toEqual({ added: 1, updated: 0, deleted: 0, total: 7 });
-    expect(store.committed.treatmentGroup.get('T6')).toMatchObject({ isDeleted: false, version: 3 });
+    expect(eventData(third.event?.payload ?? {}).datasets.treatmentGroup).toEqual({
+      added: 1,
+      updated: 0,
+      deleted: 0,
+      total: 7,
+    });
+    expect(store.committed.treatmentGroup.get('T6')).toMatchObject({
+      isDeleted: false,
+      version: 3,
+    });
   });
 
   it('when upstream resends the same data with other key order, then nothing is committed and a zero-count event is recorded', async () => {
@@ -71,7 +135,11 @@ describe('runSync', () => {
     await sync();
     sources.treatmentGroup.values = [{ b: 2, a: 1, name: 'x', id: 'T1' }];
     const result = await sync();
-    expect(result).toMatchObject({ outcome: 'unchanged', currentVersion: 1, committedVersion: null });
+    expect(result).toMatchObject({
+      outcome: 'unchanged',
+      currentVersion: 1,
+      committedVersion: null,
+    });
     expect(store.version).toBe(1);
     expect(store.outbox).toHaveLength(2);
     expect(store.outbox[1].id).toBe('refsync-sync-completed-1-unchanged-run-2');
@@ -92,11 +160,23 @@ describe('runSync', () => {
     const aborted = error as SyncAbortedError;
     expect(aborted.reason).toBe('invalid_upstream');
     expect(aborted.details.report?.invalidItems).toEqual([
-      expect.objectContaining({ dataset: 'treatmentGroup', index: 2, id: 'T2', reasons: [expect.stringMatching(/^name:/)] }),
+      expect.objectContaining({
+        dataset: 'treatmentGroup',
+        index: 2,
+        id: 'T2',
+        reasons: [expect.stringMatching(/^name:/)],
+      }),
       expect.objectContaining({ dataset: 'treatmentGroup', index: 4 }),
-      expect.objectContaining({ dataset: 'reimbursementGroup', index: 2, id: 'R2', reasons: [expect.stringMatching(/extra/)] }),
+      expect.objectContaining({
+        dataset: 'reimbursementGroup',
+        index: 2,
+        id: 'R2',
+        reasons: [expect.stringMatching(/extra/)],
+      }),
     ]);
-    expect(aborted.details.report?.duplicateIds).toEqual([{ dataset: 'treatmentGroup', id: 'T1', positions: [1, 3] }]);
+    expect(aborted.details.report?.duplicateIds).toEqual([
+      { dataset: 'treatmentGroup', id: 'T1', positions: [1, 3] },
+    ]);
     expect(aborted.message).toMatch(/treatmentGroup item #2 id "T2": name:/);
     expect(aborted.message).toMatch(/duplicate id "T1" at items #1, #3/);
     expect(store.version).toBe(0);
@@ -110,14 +190,20 @@ describe('runSync', () => {
     const { store, sources, sync } = setup(ten, [rg('R1')]);
     await sync();
     sources.treatmentGroup.values = ten.slice(0, 7);
-    await expect(sync()).rejects.toMatchObject({ reason: 'mass_deletion', message: expect.stringMatching(/3 of 10.*--allow-mass-delete/) });
+    await expect(sync()).rejects.toMatchObject({
+      reason: 'mass_deletion',
+      message: expect.stringMatching(/3 of 10.*--allow-mass-delete/),
+    });
     expect(store.version).toBe(1);
     expect(store.active('treatmentGroup')).toHaveLength(10);
 
     sources.treatmentGroup.values = ten.slice(0, 8); // exactly 20%: allowed
     await expect(sync()).resolves.toMatchObject({ outcome: 'committed' });
     sources.treatmentGroup.values = ten.slice(0, 2);
-    await expect(sync({ allowMassDelete: true })).resolves.toMatchObject({ outcome: 'committed', committedVersion: 3 });
+    await expect(sync({ allowMassDelete: true })).resolves.toMatchObject({
+      outcome: 'committed',
+      committedVersion: 3,
+    });
     expect(store.active('treatmentGroup')).toEqual(['T0', 'T1']);
   });
 
@@ -125,7 +211,9 @@ describe('runSync', () => {
     const { store, sources, sync } = setup([tg('T1')], [rg('R1')]);
     await sync();
     sources.reimbursementGroup.values = [];
-    await expect(sync({ allowMassDelete: true })).rejects.toMatchObject({ reason: 'empty_upstream' });
+    await expect(sync({ allowMassDelete: true })).rejects.toMatchObject({
+      reason: 'empty_upstream',
+    });
     expect(store.active('reimbursementGroup')).toEqual(['R1']);
   });
 
@@ -135,7 +223,12 @@ describe('runSync', () => {
     sources.treatmentGroup.values = [tg('T1', 'new name'), tg('T3')];
     const result = await sync({ dryRun: true });
     expect(result.outcome).toBe('dry-run');
-    expect(result.changes?.treatmentGroup).toEqual({ added: ['T3'], changed: ['T1'], reappeared: [], deleted: ['T2'] });
+    expect(result.changes?.treatmentGroup).toEqual({
+      added: ['T3'],
+      changed: ['T1'],
+      reappeared: [],
+      deleted: ['T2'],
+    });
     expect(result.blockedBy).toEqual([expect.stringMatching(/would delete 1 of 2/)]);
     expect(store.version).toBe(1);
     expect(store.outbox).toHaveLength(1);
@@ -180,7 +273,12 @@ describe('runSync', () => {
           store,
           sources,
           logger,
-          buildEvent: (data, { id, time }) => ({ id, subject: 's', payload: data, createdAt: time }),
+          buildEvent: (data, { id, time }) => ({
+            id,
+            subject: 's',
+            payload: data,
+            createdAt: time,
+          }),
           assertLeader: async () => {
             throw new SyncAbortedError('lease_lost', 'lease taken over');
           },
@@ -196,7 +294,10 @@ describe('runSync', () => {
     sources.reimbursementGroup.open = async () => {
       throw new Error('HTTP 503');
     };
-    await expect(sync()).rejects.toMatchObject({ reason: 'upstream_unavailable', message: 'reimbursementGroup: HTTP 503' });
+    await expect(sync()).rejects.toMatchObject({
+      reason: 'upstream_unavailable',
+      message: 'reimbursementGroup: HTTP 503',
+    });
     expect(store.version).toBe(0);
   });
 });

@@ -1,0 +1,152 @@
+import type { Connection } from 'mongoose';
+import type { Dataset } from '@nhp/refsync-contracts';
+import {
+  createLeaseRepository,
+  createRefsyncWriteRepository,
+  createRunRepository,
+  ensureRefsyncIndexes,
+} from '@nhp/refsync-data-access';
+import { createUpstreamSource } from '@nhp/refsync-sources';
+import type { UpstreamSource } from '@nhp/refsync-sync';
+import { resolveMongoAutoIndex } from '@nhp/shared-config';
+import type { Logger } from '@nhp/shared-logger';
+import { connectNats, drainNats, ensureStream, type NatsConnection } from '@nhp/shared-messaging';
+import { connectMongo, syncIndexes } from '@nhp/shared-persistence';
+import type { ImporterConfig } from './config';
+import { refsyncStreamSpec } from './events';
+import { createImporter, type ImporterOptions } from './importer';
+import { instanceId } from './leader';
+import { createImporterMetrics } from './metrics';
+import { createOutboxPublisher } from './publisher';
+
+export function createSources(
+  config: ImporterConfig,
+  logger: Logger,
+): Record<Dataset, UpstreamSource> {
+  const options = {
+    headers: config.REFSYNC_SOURCE_AUTH_HEADER,
+    timeoutMs: config.REFSYNC_SOURCE_TIMEOUT_MS,
+    retries: config.REFSYNC_SOURCE_RETRIES,
+    logger,
+  };
+  return {
+    treatmentGroup: createUpstreamSource(config.REFSYNC_SOURCE_TREATMENT_GROUP, options),
+    reimbursementGroup: createUpstreamSource(config.REFSYNC_SOURCE_REIMBURSEMENT_GROUP, options),
+  };
+}
+
+export interface ImporterContextOptions {
+  config: ImporterConfig;
+  logger: Logger;
+  /** Injected in tests to reach a hook point; see ImporterOptions.afterStaged. */
+  afterStaged?: ImporterOptions['afterStaged'];
+  /** Publisher backoff bounds (tests shorten them). */
+  publishBackoff?: { baseDelayMs: number; maxDelayMs: number };
+  /** false for the commands that publish nothing (--dry-run, --history). */
+  connectToNats?: boolean;
+}
+
+/**
+ * Everything the importer needs, wired from configuration: MongoDB (awaited: nothing works
+ * without it), NATS (connected in the background: a NATS outage must not stop a sync, the outbox
+ * keeps its event), repositories, sources, metrics, the run coordinator and the outbox publisher.
+ */
+export async function createImporterContext(options: ImporterContextOptions) {
+  const { config, logger } = options;
+  const conn: Connection = await connectMongo({
+    uri: config.MONGO_URL,
+    logger,
+    autoIndex: resolveMongoAutoIndex(config),
+    appName: 'refsync-importer',
+  });
+  const writeRepo = createRefsyncWriteRepository(conn);
+  const runs = createRunRepository(conn);
+  const leases = createLeaseRepository(conn);
+  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(conn, logger);
+  else if (resolveMongoAutoIndex(config)) await ensureRefsyncIndexes(conn);
+
+  let nc: NatsConnection | undefined;
+  let natsClosed = false;
+  const natsReady = (
+    options.connectToNats === false
+      ? Promise.resolve(undefined)
+      : connectNats({ servers: config.NATS_URL, name: 'refsync-importer', logger })
+  )
+    .then(async (connection) => {
+      if (!connection) return undefined;
+      if (natsClosed) {
+        await connection.close();
+        return undefined;
+      }
+      nc = connection;
+      publisher.kick();
+      return connection;
+    })
+    .catch((err: unknown) => {
+      logger.error({ err }, 'could not connect to NATS; events stay in the outbox');
+      return undefined;
+    });
+
+  let streamReady = false;
+  const publisher = createOutboxPublisher({
+    outbox: writeRepo,
+    nats: () => nc,
+    logger,
+    ...options.publishBackoff,
+    prepare: async (connection) => {
+      if (streamReady) return;
+      await ensureStream(connection, refsyncStreamSpec);
+      streamReady = true;
+      logger.info(
+        { stream: refsyncStreamSpec.name, subjects: refsyncStreamSpec.subjects },
+        'JetStream stream ready',
+      );
+    },
+    onError: () => {
+      // The stream may have been lost with a NATS server; provision it again before the next try.
+      streamReady = false;
+    },
+  });
+
+  const metrics = createImporterMetrics({
+    lastCommittedVersion: async () => (await writeRepo.readState()).version,
+    pendingEvents: async () => (await writeRepo.pendingEvents()).length,
+  });
+  const instance = instanceId();
+  const sources = createSources(config, logger);
+  const importer = createImporter({
+    writeRepo,
+    runs,
+    leases,
+    sources,
+    logger,
+    instance,
+    maxDeleteShare: config.REFSYNC_MAX_DELETE_SHARE,
+    leaseTtlMs: config.REFSYNC_LEASE_TTL_MS,
+    metrics,
+    onEventRecorded: () => publisher.kick(),
+    afterStaged: options.afterStaged,
+  });
+
+  return {
+    conn,
+    writeRepo,
+    runs,
+    leases,
+    sources,
+    metrics,
+    instance,
+    importer,
+    publisher,
+    nats: () => nc,
+    natsReady,
+    async close(): Promise<void> {
+      natsClosed = true;
+      await publisher.stop();
+      await drainNats(nc);
+      await conn.close();
+    },
+  };
+}
+
+export type ImporterContext = Awaited<ReturnType<typeof createImporterContext>>;

@@ -1,0 +1,45 @@
+import {
+  REFSYNC_STREAM,
+  SYNC_COMPLETED_EVENT_TYPE,
+  SYNC_COMPLETED_SUBJECT,
+  syncCompletedEventDataSchema,
+  type SyncCompletedEventData,
+} from '@nhp/refsync-contracts';
+import type { OutboxEvent } from '@nhp/refsync-data-access';
+import { defineEvent, type StreamSpec } from '@nhp/shared-messaging';
+
+/** CloudEvents `source` of every event this service emits. */
+export const IMPORTER_EVENT_SOURCE = '/nhp/refsync-importer';
+
+export const syncCompletedEvent = defineEvent({
+  type: SYNC_COMPLETED_EVENT_TYPE,
+  source: IMPORTER_EVENT_SOURCE,
+  dataSchema: syncCompletedEventDataSchema,
+});
+
+/**
+ * The stream downstream services consume from. File storage survives a NATS restart; the
+ * duplicate window (a day, far above the two minutes asked for) lets a re-publish after a long
+ * outage still be recognised; 30 days of history let a consumer that was away catch up.
+ */
+export const refsyncStreamSpec: StreamSpec = {
+  name: REFSYNC_STREAM,
+  subjects: ['refsync.events.>'],
+  storage: 'file',
+  duplicateWindowMs: 24 * 60 * 60 * 1000,
+  maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+};
+
+/** The outbox entry the commit writes: the complete CloudEvent, ready to publish as it is. */
+export function buildSyncCompletedOutboxEvent(
+  data: SyncCompletedEventData,
+  options: { id: string; time: Date },
+): OutboxEvent {
+  return {
+    id: options.id,
+    subject: SYNC_COMPLETED_SUBJECT,
+    payload: syncCompletedEvent.build(data, { id: options.id, time: options.time }),
+    createdAt: options.time,
+    publishedAt: null,
+  };
+}

@@ -1,0 +1,341 @@
+import { randomUUID } from 'node:crypto';
+import type { Dataset } from '@nhp/refsync-contracts';
+import type {
+  ImportRunDatasetCounts,
+  ImportRunTrigger,
+  Lease,
+  LeaseRepository,
+  RefsyncWriteRepository,
+  RunRepository,
+} from '@nhp/refsync-data-access';
+import {
+  formatReport,
+  runSync,
+  SyncAbortedError,
+  type ChangeIds,
+  type DatasetSummary,
+  type UpstreamSource,
+} from '@nhp/refsync-sync';
+import type { Logger } from '@nhp/shared-logger';
+import { buildSyncCompletedOutboxEvent } from './events';
+import { acquireLease, type HeldLease } from './leader';
+import type { ImporterMetrics } from './metrics';
+
+export type RunOutcome = 'committed' | 'unchanged' | 'dry-run' | 'aborted' | 'failed' | 'skipped';
+
+export interface RunRequest {
+  trigger: ImportRunTrigger;
+  dryRun?: boolean;
+  allowMassDelete?: boolean;
+}
+
+export interface RunReport {
+  runId: string;
+  trigger: ImportRunTrigger;
+  dryRun: boolean;
+  outcome: RunOutcome;
+  startedAt: Date;
+  endedAt: Date;
+  previousVersion: number | null;
+  committedVersion: number | null;
+  datasets: Record<Dataset, DatasetSummary> | null;
+  sources: Record<Dataset, string>;
+  /** Dry run only: every change by kind, and why the real run would stop. */
+  changes?: Record<Dataset, ChangeIds>;
+  blockedBy?: string[];
+  error?: { reason: string; message: string; details?: string[] };
+  /** Skipped runs: who holds the lease. */
+  heldBy?: Lease | null;
+}
+
+export interface ImporterOptions {
+  writeRepo: RefsyncWriteRepository;
+  runs: RunRepository;
+  leases: LeaseRepository;
+  sources: Record<Dataset, UpstreamSource>;
+  logger: Logger;
+  /** This process, as lease holder and in run records. */
+  instance: string;
+  maxDeleteShare: number;
+  leaseTtlMs: number;
+  metrics?: ImporterMetrics;
+  /** Called after every run that recorded an event (the worker's publisher publishes at once). */
+  onEventRecorded?: () => void;
+  batchSize?: number;
+  /** Test seam, see SyncOptions.afterStaged. */
+  afterStaged?: (info: { nextVersion: number; runId: string }) => Promise<void>;
+}
+
+/**
+ * Runs synchronisations: one at a time in this process, and, through the MongoDB lease, one at a
+ * time across every importer instance. Every run gets an id, a run record and log lines carrying
+ * that id, whatever its outcome.
+ */
+export function createImporter(options: ImporterOptions) {
+  const { runs, leases, logger, metrics } = options;
+  const sourceDescriptions = Object.fromEntries(
+    Object.entries(options.sources).map(([dataset, source]) => [dataset, source.description]),
+  ) as Record<Dataset, string>;
+  let active: { runId: string; done: Promise<RunReport> } | undefined;
+
+  async function execute(runId: string, request: RunRequest): Promise<RunReport> {
+    const log = logger.child({ runId });
+    const dryRun = request.dryRun ?? false;
+    const startedAt = new Date();
+    const base = {
+      runId,
+      trigger: request.trigger,
+      dryRun,
+      startedAt,
+      sources: sourceDescriptions,
+    };
+
+    let lease: HeldLease | undefined;
+    if (!dryRun) {
+      const attempt = await acquireLease(leases, {
+        holder: options.instance,
+        ttlMs: options.leaseTtlMs,
+        logger: log,
+      });
+      if (!attempt.acquired) {
+        const heldBy = attempt.heldBy;
+        const message = `another importer instance (${heldBy?.holder ?? 'unknown'}) holds the lease until ${heldBy?.expiresAt.toISOString() ?? 'unknown'}`;
+        log.warn(
+          { holder: heldBy?.holder, expiresAt: heldBy?.expiresAt },
+          `run skipped: ${message}`,
+        );
+        const report: RunReport = {
+          ...base,
+          outcome: 'skipped',
+          endedAt: new Date(),
+          previousVersion: null,
+          committedVersion: null,
+          datasets: null,
+          error: { reason: 'lease_held', message },
+          heldBy,
+        };
+        await runs
+          .record({
+            ...base,
+            instance: options.instance,
+            outcome: 'skipped',
+            endedAt: report.endedAt,
+            error: report.error ?? null,
+          })
+          .catch((err: unknown) => log.warn({ err }, 'could not record the skipped run'));
+        observe(report);
+        return report;
+      }
+      lease = attempt.lease;
+    }
+
+    let report: RunReport;
+    try {
+      await runs.start({
+        runId,
+        trigger: request.trigger,
+        dryRun,
+        instance: options.instance,
+        startedAt,
+      });
+      if (!dryRun) {
+        const interrupted = await runs.markInterrupted(runId);
+        if (interrupted > 0)
+          log.warn(
+            { interrupted },
+            'earlier run(s) never finished (the importer stopped); marked interrupted',
+          );
+      }
+      log.info(
+        {
+          trigger: request.trigger,
+          dryRun,
+          allowMassDelete: request.allowMassDelete ?? false,
+          sources: sourceDescriptions,
+        },
+        'run started',
+      );
+      const heldLease = lease;
+      const afterStaged = options.afterStaged;
+      const result = await runSync(
+        {
+          store: options.writeRepo,
+          sources: options.sources,
+          buildEvent: buildSyncCompletedOutboxEvent,
+          assertLeader: heldLease ? () => heldLease.assertHeld() : undefined,
+          logger: log,
+        },
+        {
+          runId,
+          maxDeleteShare: options.maxDeleteShare,
+          allowMassDelete: request.allowMassDelete,
+          dryRun,
+          batchSize: options.batchSize,
+          afterStaged: afterStaged ? (info) => afterStaged({ ...info, runId }) : undefined,
+        },
+      );
+      report = {
+        ...base,
+        outcome: result.outcome,
+        endedAt: new Date(),
+        previousVersion: result.previousVersion,
+        committedVersion: result.committedVersion,
+        datasets: result.datasets,
+        ...(result.changes ? { changes: result.changes } : {}),
+        ...(result.blockedBy ? { blockedBy: result.blockedBy } : {}),
+      };
+    } catch (err) {
+      report = failureReport(base, err);
+      if (report.outcome === 'failed') log.error({ err }, 'run failed');
+    } finally {
+      await lease
+        ?.release()
+        .catch((err: unknown) => log.warn({ err }, 'could not release the importer lease'));
+    }
+
+    await runs
+      .finish(runId, {
+        outcome: report.outcome,
+        endedAt: report.endedAt,
+        previousVersion: report.previousVersion,
+        committedVersion: report.committedVersion,
+        datasets: report.datasets ? storedCounts(report.datasets) : null,
+        error: report.error ?? null,
+      })
+      .catch((err: unknown) => log.warn({ err }, 'could not record the run result'));
+
+    observe(report);
+    const summary = {
+      outcome: report.outcome,
+      previousVersion: report.previousVersion,
+      committedVersion: report.committedVersion,
+      datasets: report.datasets,
+      durationMs: report.endedAt.getTime() - startedAt.getTime(),
+    };
+    if (report.outcome === 'aborted') {
+      log.warn(
+        { ...summary, reason: report.error?.reason, details: report.error?.details?.slice(0, 100) },
+        `run aborted: ${report.error?.message}`,
+      );
+    } else if (report.outcome !== 'failed') {
+      log.info(summary, `run finished: ${report.outcome}`);
+    }
+
+    if (report.outcome === 'committed' || report.outcome === 'unchanged')
+      options.onEventRecorded?.();
+    if (report.outcome === 'committed') {
+      // Housekeeping only; a failure here changes nothing readers see.
+      options.writeRepo
+        .prune()
+        .then((pruned) => pruned > 0 && log.info({ pruned }, 'superseded item versions pruned'))
+        .catch((err: unknown) => log.warn({ err }, 'prune failed'));
+    }
+    return report;
+  }
+
+  function observe(report: RunReport): void {
+    if (!metrics) return;
+    metrics.runs.inc({ outcome: report.outcome });
+    metrics.duration.observe(
+      { outcome: report.outcome },
+      (report.endedAt.getTime() - report.startedAt.getTime()) / 1000,
+    );
+    if (report.outcome === 'committed' && report.datasets) {
+      for (const [dataset, s] of Object.entries(report.datasets)) {
+        for (const kind of ['added', 'changed', 'deleted', 'reappeared'] as const) {
+          if (s[kind] > 0) metrics.items.inc({ dataset, kind }, s[kind]);
+        }
+      }
+    }
+  }
+
+  return {
+    /** The id of the run in progress in this process, if any. */
+    get activeRunId(): string | undefined {
+      return active?.runId;
+    },
+
+    /** Starts a run unless one is in progress here; returns at once. */
+    begin(request: RunRequest): { runId: string; done: Promise<RunReport> } | { busy: string } {
+      if (active) return { busy: active.runId };
+      const runId = randomUUID();
+      const done = execute(runId, request).finally(() => {
+        active = undefined;
+      });
+      active = { runId, done };
+      return active;
+    },
+
+    /** Runs now and resolves with the report; when a run is in progress here, reports it as skipped. */
+    async run(request: RunRequest): Promise<RunReport> {
+      const started = this.begin(request);
+      if ('done' in started) return started.done;
+      const now = new Date();
+      logger.warn(
+        { activeRunId: started.busy, trigger: request.trigger },
+        'run skipped: a run is already in progress in this process',
+      );
+      return {
+        runId: randomUUID(),
+        trigger: request.trigger,
+        dryRun: request.dryRun ?? false,
+        outcome: 'skipped',
+        startedAt: now,
+        endedAt: now,
+        previousVersion: null,
+        committedVersion: null,
+        datasets: null,
+        sources: sourceDescriptions,
+        error: { reason: 'busy', message: `run ${started.busy} is in progress` },
+      };
+    },
+
+    /** Waits for the run in progress, if any (graceful shutdown). */
+    async idle(): Promise<void> {
+      await active?.done.catch(() => undefined);
+    },
+  };
+}
+
+export type Importer = ReturnType<typeof createImporter>;
+
+function failureReport(
+  base: Pick<RunReport, 'runId' | 'trigger' | 'dryRun' | 'startedAt' | 'sources'>,
+  err: unknown,
+): RunReport {
+  const common = { ...base, endedAt: new Date(), previousVersion: null, committedVersion: null };
+  if (err instanceof SyncAbortedError) {
+    const details = err.details.report ? formatReport(err.details.report) : undefined;
+    return {
+      ...common,
+      outcome: 'aborted',
+      datasets: (err.details.datasets as Record<Dataset, DatasetSummary> | undefined) ?? null,
+      error: { reason: err.reason, message: err.message, ...(details ? { details } : {}) },
+    };
+  }
+  const e = err as Error & { code?: string };
+  return {
+    ...common,
+    outcome: 'failed',
+    datasets: null,
+    error: { reason: e?.code ?? e?.name ?? 'error', message: e?.message ?? String(err) },
+  };
+}
+
+function storedCounts(
+  datasets: Record<Dataset, DatasetSummary>,
+): Record<string, ImportRunDatasetCounts> {
+  return Object.fromEntries(
+    Object.entries(datasets).map(([dataset, s]) => [
+      dataset,
+      {
+        added: s.added,
+        changed: s.changed,
+        deleted: s.deleted,
+        reappeared: s.reappeared,
+        unchanged: s.unchanged,
+        total: s.total,
+      },
+    ]),
+  );
+}
