@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-keys',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};

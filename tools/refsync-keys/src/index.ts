@@ -1,0 +1,1 @@
+export { CLIENT_NAME, generateApiKey, KEY_PREFIX, type GeneratedKey } from './keys';

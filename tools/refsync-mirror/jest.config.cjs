@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-mirror',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
