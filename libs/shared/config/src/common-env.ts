@@ -9,7 +9,10 @@ export const commonEnvShape = {
   LOG_LEVEL: logLevelSchema.default('info'),
   /** Human-readable logs (pino-pretty, a dev dependency). Production keeps JSON. */
   LOG_PRETTY: envBool(false),
-  MONGO_URL: envUrl({ protocols: ['mongodb', 'mongodb+srv'], default: 'mongodb://127.0.0.1:27017/nhp' }),
+  MONGO_URL: envUrl({
+    protocols: ['mongodb', 'mongodb+srv'],
+    default: 'mongodb://127.0.0.1:27017/nhp',
+  }),
   NATS_URL: envUrl({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
   /** Upper bound for graceful shutdown; after it the process exits 1. */
   SHUTDOWN_TIMEOUT_MS: envDurationMs(10_000),
@@ -24,6 +27,9 @@ export const commonEnvShape = {
 };
 
 /** MONGO_AUTO_INDEX with its NODE_ENV-dependent default applied. */
-export function resolveMongoAutoIndex(config: { NODE_ENV: NodeEnv; MONGO_AUTO_INDEX?: boolean | undefined }): boolean {
+export function resolveMongoAutoIndex(config: {
+  NODE_ENV: NodeEnv;
+  MONGO_AUTO_INDEX?: boolean | undefined;
+}): boolean {
   return config.MONGO_AUTO_INDEX ?? config.NODE_ENV !== 'production';
 }

@@ -28,7 +28,9 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): st
   const variable = issue.path.map(String).join('.') || '(environment)';
   // A plain z.string() in an app schema says "expected string, received undefined"; say it plainly.
   const missing =
-    issue.code === 'invalid_type' && issue.path.length === 1 && env[String(issue.path[0])] === undefined;
+    issue.code === 'invalid_type' &&
+    issue.path.length === 1 &&
+    env[String(issue.path[0])] === undefined;
   return `${variable}: ${missing ? 'required' : issue.message}`;
 }
 
@@ -36,7 +38,10 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): st
  * Parses the environment once, at start-up, against the app's schema. Throws a `ConfigError` that
  * names every bad or missing variable, so an operator fixes them all in one go.
  */
-export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   const input = withoutEmptyValues(env);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -47,7 +52,10 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv 
  * `parseEnv` for `main.ts`: a bad environment is an operator mistake, not a bug, so it prints the
  * one-line message to stderr (no stack trace) and exits 1.
  */
-export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfigOrExit<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   try {
     return parseEnv(schema, env);
   } catch (error) {

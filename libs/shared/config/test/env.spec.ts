@@ -12,7 +12,10 @@ import {
 } from '../src';
 
 const one = <S extends z.ZodType>(schema: S, value: string | undefined): z.infer<S> => {
-  const parsed: Record<string, unknown> = parseEnv(z.object({ V: schema }), value === undefined ? {} : { V: value });
+  const parsed: Record<string, unknown> = parseEnv(
+    z.object({ V: schema }),
+    value === undefined ? {} : { V: value },
+  );
   return parsed['V'] as z.infer<S>;
 };
 
@@ -22,9 +25,14 @@ describe('env building blocks', () => {
     expect(one(envPort(3001), undefined)).toBe(3001);
   });
 
-  it.each(['0', '65536', '80.5', '8o', '-1', '1e3'])('when a port is %j, then it is rejected', (raw) => {
-    expect(() => one(envPort(3001), raw)).toThrow(`V: expected integer 1-65535, got ${JSON.stringify(raw)}`);
-  });
+  it.each(['0', '65536', '80.5', '8o', '-1', '1e3'])(
+    'when a port is %j, then it is rejected',
+    (raw) => {
+      expect(() => one(envPort(3001), raw)).toThrow(
+        `V: expected integer 1-65535, got ${JSON.stringify(raw)}`,
+      );
+    },
+  );
 
   it('when an integer has bounds, then the message states them', () => {
     expect(one(envInt({ min: 1 }), '7')).toBe(7);
@@ -97,7 +105,9 @@ describe('commonEnvShape', () => {
     expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'development' }))).toBe(true);
     expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'test' }))).toBe(true);
     expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production' }))).toBe(false);
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production', MONGO_AUTO_INDEX: 'true' }))).toBe(true);
+    expect(
+      resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production', MONGO_AUTO_INDEX: 'true' })),
+    ).toBe(true);
   });
 
   it('when NODE_ENV or LOG_LEVEL is unknown, then the message lists the allowed values', () => {

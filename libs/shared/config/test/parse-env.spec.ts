@@ -32,8 +32,12 @@ describe('parseEnv', () => {
   });
 
   it('when a variable is set to an empty string, then it counts as unset', () => {
-    expect(() => parseEnv(schema, { PORT: '', API_KEY_SALT: 's' })).toThrow('Invalid environment: PORT: required');
-    expect(parseEnv(schema, { PORT: '1', API_KEY_SALT: 's', LOG_LEVEL: '' }).LOG_LEVEL).toBe('info');
+    expect(() => parseEnv(schema, { PORT: '', API_KEY_SALT: 's' })).toThrow(
+      'Invalid environment: PORT: required',
+    );
+    expect(parseEnv(schema, { PORT: '1', API_KEY_SALT: 's', LOG_LEVEL: '' }).LOG_LEVEL).toBe(
+      'info',
+    );
   });
 });
 
@@ -43,7 +47,12 @@ describe('loadConfigOrExit', () => {
     spawnSync(
       path.join(repoRoot, 'node_modules/.bin/tsx'),
       [path.join(__dirname, 'fixtures/start-with-env.ts')],
-      { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', ...env },
+        timeout: 60_000,
+      },
     );
 
   it('when the environment is bad, then the process exits 1 with one readable line and no stack trace', () => {

@@ -19,7 +19,9 @@ export function healthRouter(health: Health, options: HealthRouterOptions): Rout
 
   router.get('/health', async (_req, res) => {
     const { ready } = await health.readiness();
-    noStore(res).status(ready ? 200 : 503).end();
+    noStore(res)
+      .status(ready ? 200 : 503)
+      .end();
   });
 
   if (options.style === 'probes') {

@@ -59,14 +59,17 @@ export function createHealth(options: CreateHealthOptions): Health {
       const before = last.get(name);
       if (before !== now) {
         if (!now) options.logger?.warn({ check: name }, 'readiness check failing');
-        else if (before === false) options.logger?.info({ check: name }, 'readiness check recovered');
+        else if (before === false)
+          options.logger?.info({ check: name }, 'readiness check recovered');
       }
       last.set(name, now);
     }
   }
 
   async function evaluate(): Promise<Readiness> {
-    const results = await Promise.all(names.map((name) => timeBoxed(options.checks[name] as HealthCheck, timeoutMs)));
+    const results = await Promise.all(
+      names.map((name) => timeBoxed(options.checks[name] as HealthCheck, timeoutMs)),
+    );
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ?? false]));
     logTransitions(checks);
     return { ready: !shuttingDown && results.every(Boolean), checks, shuttingDown };

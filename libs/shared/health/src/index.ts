@@ -1,2 +1,8 @@
-export { createHealth, type CreateHealthOptions, type Health, type HealthCheck, type Readiness } from './health';
+export {
+  createHealth,
+  type CreateHealthOptions,
+  type Health,
+  type HealthCheck,
+  type Readiness,
+} from './health';
 export { healthRouter, type HealthRouterOptions } from './health-router';

@@ -9,7 +9,11 @@ describe('createHealth', () => {
   it('when every check passes, then readiness is true with each check listed', async () => {
     const health = createHealth({ checks: { mongo: () => true, nats: async () => true } });
     expect(health.isLive()).toBe(true);
-    expect(await health.readiness()).toEqual({ ready: true, checks: { mongo: true, nats: true }, shuttingDown: false });
+    expect(await health.readiness()).toEqual({
+      ready: true,
+      checks: { mongo: true, nats: true },
+      shuttingDown: false,
+    });
   });
 
   it('when a check throws, rejects, hangs or answers false, then that check is false and readiness is false', async () => {
@@ -78,7 +82,10 @@ describe('createHealth', () => {
 
   it('when a check fails and later recovers, then each transition is logged once', async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger({ name: 't', destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+    const logger = createLogger({
+      name: 't',
+      destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+    });
     let up = true;
     const health = createHealth({ checks: { nats: () => up }, logger });
     await health.readiness();

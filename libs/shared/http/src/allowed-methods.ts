@@ -26,7 +26,11 @@ interface RouterLayer {
 }
 
 function isLayer(value: unknown): value is RouterLayer {
-  return typeof value === 'object' && value !== null && typeof (value as RouterLayer).match === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as RouterLayer).match === 'function'
+  );
 }
 
 function safeMatch(layer: RouterLayer, path: string): LayerMatch | false {

@@ -101,8 +101,12 @@ export function statusText(status: number): string {
 export type AppErrorExtras = Pick<AppErrorOptions, 'category' | 'expose' | 'headers' | 'cause'>;
 
 function factory(status: number) {
-  return (code: string, message: string, details?: unknown, extras: AppErrorExtras = {}): AppError =>
-    new AppError({ code, status, message, details, ...extras });
+  return (
+    code: string,
+    message: string,
+    details?: unknown,
+    extras: AppErrorExtras = {},
+  ): AppError => new AppError({ code, status, message, details, ...extras });
 }
 
 export const badRequest = factory(400);

@@ -10,14 +10,26 @@ import express, {
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '@nhp/shared-logger';
 import { allowedMethods } from './allowed-methods';
-import { AppError, badRequest, methodNotAllowed, notFound, payloadTooLarge, unsupportedMediaType } from './app-error';
+import {
+  AppError,
+  badRequest,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from './app-error';
 import type { ErrorFormatter, FormattedError } from './error-formatters';
 
 /** Media types parsed as JSON (privacy-service.md lists exactly these). */
-export const JSON_MEDIA_TYPES = ['application/json', 'application/json-patch+json', 'text/json', 'application/*+json'];
+export const JSON_MEDIA_TYPES = [
+  'application/json',
+  'application/json-patch+json',
+  'text/json',
+  'application/*+json',
+];
+export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const REQUEST_ID_HEADER = 'X-Request-Id';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz'];
 
@@ -44,10 +56,17 @@ function pathOf(url: string | undefined): string {
   return (url ?? '/').split('?')[0] ?? '/';
 }
 
-/** Honours a caller's X-Request-Id when it is a plain token, so ids correlate across services. */
+/**
+ * The request id for an incoming X-Request-Id value: kept when it is a plain token of at most 128
+ * characters (so ids correlate across services), otherwise a fresh UUID (so a caller cannot inject
+ * log-breaking text).
+ */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 const requestId: RequestHandler = (req, res, next) => {
-  const incoming = req.get(REQUEST_ID_HEADER);
-  const id = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id = requestIdFrom(req.headers['x-request-id']);
   req.id = id;
   res.setHeader(REQUEST_ID_HEADER, id);
   next();
@@ -68,7 +87,8 @@ function requestLogger(logger: Logger, quietPaths: ReadonlySet<string>): Request
       return 'info';
     },
     customSuccessObject: (_req, res, value: Record<string, unknown>) => withErrorCode(res, value),
-    customErrorObject: (_req, res, _err, value: Record<string, unknown>) => withErrorCode(res, value),
+    customErrorObject: (_req, res, _err, value: Record<string, unknown>) =>
+      withErrorCode(res, value),
     serializers: {
       // The query string can carry a client's data; the parsed `query` object is logged instead,
       // where the logger's redaction paths apply to it.
@@ -125,9 +145,14 @@ function unmatched(app: Express): RequestHandler {
       res.status(204).end();
       return;
     }
-    throw methodNotAllowed('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allow}`, undefined, {
-      headers: { Allow: allow },
-    });
+    throw methodNotAllowed(
+      'METHOD_NOT_ALLOWED',
+      `${req.method} is not allowed on ${path}; use ${allow}`,
+      undefined,
+      {
+        headers: { Allow: allow },
+      },
+    );
   };
 }
 
@@ -166,11 +191,21 @@ export function toClientError(err: unknown): AppError | undefined {
           `Request body is larger than ${err.limit === undefined ? 'the limit' : `${err.limit} bytes`}`,
         );
       case 'encoding.unsupported':
-        return unsupportedMediaType('UNSUPPORTED_CONTENT_ENCODING', 'Content-Encoding is not supported');
+        return unsupportedMediaType(
+          'UNSUPPORTED_CONTENT_ENCODING',
+          'Content-Encoding is not supported',
+        );
       case 'charset.unsupported':
-        return unsupportedMediaType('UNSUPPORTED_CHARSET', 'Request body charset is not supported; send UTF-8');
+        return unsupportedMediaType(
+          'UNSUPPORTED_CHARSET',
+          'Request body charset is not supported; send UTF-8',
+        );
       default:
-        return new AppError({ code: 'BAD_REQUEST', status: err.status, message: 'The request could not be read' });
+        return new AppError({
+          code: 'BAD_REQUEST',
+          status: err.status,
+          message: 'The request could not be read',
+        });
     }
   }
   // The router fails to decode a path parameter such as /items/%E0%A4%A.
@@ -191,7 +226,12 @@ function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
     let appError = toClientError(err);
     if (!appError) {
       req.log.error({ err }, 'unexpected error');
-      appError = new AppError({ code: 'INTERNAL_ERROR', status: 500, message: 'Unexpected error', cause: err });
+      appError = new AppError({
+        code: 'INTERNAL_ERROR',
+        status: 500,
+        message: 'Unexpected error',
+        cause: err,
+      });
     } else if (appError.status >= 500) {
       req.log.error({ err: appError }, 'request failed');
     }
@@ -200,7 +240,11 @@ function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
   };
 }
 
-function sendError(res: Response, formatted: FormattedError, headers: Readonly<Record<string, string>>): void {
+function sendError(
+  res: Response,
+  formatted: FormattedError,
+  headers: Readonly<Record<string, string>>,
+): void {
   res.set(headers);
   res.status(formatted.status).type(formatted.contentType).send(JSON.stringify(formatted.body));
 }

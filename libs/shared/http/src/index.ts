@@ -31,7 +31,14 @@ export {
   type ProblemDetails,
   type ProblemDetailsOptions,
 } from './error-formatters';
-export { createHttpApp, JSON_MEDIA_TYPES, toClientError, type CreateHttpAppOptions } from './create-http-app';
+export {
+  createHttpApp,
+  JSON_MEDIA_TYPES,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  toClientError,
+  type CreateHttpAppOptions,
+} from './create-http-app';
 export { allowedMethods } from './allowed-methods';
 export {
   validate,

@@ -1,6 +1,5 @@
-import http, { type Server, type ServerResponse } from 'node:http';
+import http, { type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 
 interface DrainState {
   closing: boolean;
@@ -15,8 +14,11 @@ function endKeepAlive(res: ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
-/** Starts an HTTP server for the app; resolves once it listens (port 0 picks a free port). */
-export function listen(app: Express, port: number, host?: string): Promise<Server> {
+/**
+ * Starts an HTTP server for the app (an Express app or any request listener); resolves once it
+ * listens (port 0 picks a free port).
+ */
+export function listen(app: RequestListener, port: number, host?: string): Promise<Server> {
   const server = http.createServer();
   const state: DrainState = { closing: false, inFlight: new Set() };
   drainStates.set(server, state);

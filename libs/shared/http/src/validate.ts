@@ -10,7 +10,9 @@ export interface RequestSchemas {
   headers?: z.ZodType;
 }
 
-type Parsed<S, K extends keyof RequestSchemas, Raw> = S extends { [P in K]: infer T extends z.ZodType }
+type Parsed<S, K extends keyof RequestSchemas, Raw> = S extends {
+  [P in K]: infer T extends z.ZodType;
+}
   ? z.infer<T>
   : Raw;
 
@@ -50,7 +52,10 @@ function summarise(issues: ValidationIssue[]): string {
   const shown = issues
     .slice(0, MAX_ISSUES_IN_MESSAGE)
     .map((issue) => `${issue.location}${issue.path ? `.${issue.path}` : ''}: ${issue.message}`);
-  const more = issues.length > MAX_ISSUES_IN_MESSAGE ? ` (and ${issues.length - MAX_ISSUES_IN_MESSAGE} more)` : '';
+  const more =
+    issues.length > MAX_ISSUES_IN_MESSAGE
+      ? ` (and ${issues.length - MAX_ISSUES_IN_MESSAGE} more)`
+      : '';
   return `Invalid request: ${shown.join('; ')}${more}`;
 }
 
@@ -70,7 +75,12 @@ export function validate<S extends RequestSchemas>(
   handler: (input: ValidatedInput<S>, req: Request, res: Response) => Promise<void> | void,
 ): RequestHandler {
   return async (req, res) => {
-    const raw = { body: req.body as unknown, query: req.query, params: req.params, headers: req.headers };
+    const raw = {
+      body: req.body as unknown,
+      query: req.query,
+      params: req.params,
+      headers: req.headers,
+    };
     const input: Record<string, unknown> = { ...raw };
     const issues: ValidationIssue[] = [];
 

@@ -42,37 +42,49 @@ describe('request id', () => {
   it('when the caller sends none, then a UUID is generated and echoed', async () => {
     const { app } = echoApp();
     const res = await request(app).post('/echo').send({});
-    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(res.headers['x-request-id']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 
   it.each([
     ['too long', 'a'.repeat(129)],
     ['with spaces', 'id with spaces'],
     ['with markup', '<script>'],
-  ])('when the incoming id is %s, then it is replaced by a generated one', async (_name, incoming) => {
-    const { app } = echoApp();
-    const res = await request(app).post('/echo').set('X-Request-Id', incoming).send({});
-    expect(res.headers['x-request-id']).not.toBe(incoming);
-    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-  });
+  ])(
+    'when the incoming id is %s, then it is replaced by a generated one',
+    async (_name, incoming) => {
+      const { app } = echoApp();
+      const res = await request(app).post('/echo').set('X-Request-Id', incoming).send({});
+      expect(res.headers['x-request-id']).not.toBe(incoming);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 
   it('when an id is exactly 128 characters, then it is honoured', async () => {
     const { app } = echoApp();
     const id = 'a'.repeat(128);
-    expect((await request(app).post('/echo').set('X-Request-Id', id).send({})).headers['x-request-id']).toBe(id);
+    expect(
+      (await request(app).post('/echo').set('X-Request-Id', id).send({})).headers['x-request-id'],
+    ).toBe(id);
   });
 });
 
 describe('body parsing', () => {
-  it.each(['application/json', 'application/json-patch+json', 'text/json', 'application/merge-patch+json'])(
-    'when the body is %s, then it is parsed as JSON',
-    async (type) => {
-      const { app } = echoApp();
-      const res = await request(app).post('/echo').set('Content-Type', type).send('[{"op":"add","path":"/a","value":1}]');
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ body: [{ op: 'add', path: '/a', value: 1 }] });
-    },
-  );
+  it.each([
+    'application/json',
+    'application/json-patch+json',
+    'text/json',
+    'application/merge-patch+json',
+  ])('when the body is %s, then it is parsed as JSON', async (type) => {
+    const { app } = echoApp();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', type)
+      .send('[{"op":"add","path":"/a","value":1}]');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ body: [{ op: 'add', path: '/a', value: 1 }] });
+  });
 
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
     'when a POST body is %s, then the answer is 415 and the route never runs',
@@ -86,13 +98,18 @@ describe('body parsing', () => {
 
   it('when a DELETE carries a non-JSON body, then the answer is 415; without a body it goes through', async () => {
     const { app } = echoApp();
-    expect((await request(app).delete('/echo').set('Content-Type', 'text/plain').send('x')).status).toBe(415);
+    expect(
+      (await request(app).delete('/echo').set('Content-Type', 'text/plain').send('x')).status,
+    ).toBe(415);
     expect((await request(app).delete('/echo')).status).toBe(204);
   });
 
   it('when a POST has a body but no Content-Type, then the answer is 415', async () => {
     const { app } = echoApp();
-    const res = await request(app).post('/echo').set('Content-Length', '3').send(Buffer.from('abc'));
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Length', '3')
+      .send(Buffer.from('abc'));
     expect(res.status).toBe(415);
   });
 
@@ -110,14 +127,23 @@ describe('body parsing', () => {
 
   it('when the JSON body is larger than the limit, then the answer is 413', async () => {
     const { app } = echoApp();
-    const res = await request(app).post('/echo').send({ text: 'x'.repeat(2000) });
+    const res = await request(app)
+      .post('/echo')
+      .send({ text: 'x'.repeat(2000) });
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'Request body is larger than 1024 bytes' });
+    expect(res.body).toMatchObject({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      detail: 'Request body is larger than 1024 bytes',
+    });
   });
 
   it('when the JSON is malformed, then problem details say 400 without quoting the body', async () => {
     const { app } = echoApp(problemDetailsFormatter);
-    const res = await request(app).post('/echo?x=1').set('Content-Type', 'application/json').send('{"fnr": "0101701234');
+    const res = await request(app)
+      .post('/echo?x=1')
+      .set('Content-Type', 'application/json')
+      .send('{"fnr": "0101701234');
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(res.body).toEqual({
@@ -132,7 +158,10 @@ describe('body parsing', () => {
 
   it('when the JSON is malformed, then privacy ErrorResponse says 400 ClientValidationError', async () => {
     const { app } = echoApp(privacyErrorFormatter);
-    const res = await request(app).post('/echo').set('Content-Type', 'application/json').send('{not json');
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .send('{not json');
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body).toEqual({
@@ -155,19 +184,25 @@ describe('404 and 405', () => {
     return buildApp({
       errorFormatter,
       routes: (app) => {
-        app.route('/part/v1').post((_req, res) => res.status(201).json({})).put((_req, res) => res.status(204).end());
+        app
+          .route('/part/v1')
+          .post((_req, res) => res.status(201).json({}))
+          .put((_req, res) => res.status(204).end());
         app.use('/parts', parts);
       },
     });
   }
 
-  it.each(formats)('when no route has the path, then the answer is 404 in the %s body', async (_name, formatter) => {
-    const { app } = routedApp(formatter);
-    const res = await request(app).get('/nope');
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
-    expect(res.headers['allow']).toBeUndefined();
-  });
+  it.each(formats)(
+    'when no route has the path, then the answer is 404 in the %s body',
+    async (_name, formatter) => {
+      const { app } = routedApp(formatter);
+      const res = await request(app).get('/nope');
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
+      expect(res.headers['allow']).toBeUndefined();
+    },
+  );
 
   it('when the path exists for other methods, then the answer is 405 with Allow (privacy body)', async () => {
     const { app } = routedApp(privacyErrorFormatter);
@@ -186,7 +221,11 @@ describe('404 and 405', () => {
     const res = await request(app).post('/parts/HN');
     expect(res.status).toBe(405);
     expect(res.headers['allow']).toBe('GET, HEAD, PUT');
-    expect(res.body).toMatchObject({ status: 405, title: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
+    expect(res.body).toMatchObject({
+      status: 405,
+      title: 'Method Not Allowed',
+      code: 'METHOD_NOT_ALLOWED',
+    });
     expect((await request(app).get('/parts/HN')).body).toEqual({ partKode: 'HN' });
   });
 
@@ -217,10 +256,18 @@ describe('errors', () => {
           throw new TypeError('cannot read properties of undefined (reading innbyggerFnr)');
         });
         app.get('/down', () => {
-          throw serviceUnavailable('DATABASE_UNAVAILABLE', 'MongoDB at db:27017 refused the connection');
+          throw serviceUnavailable(
+            'DATABASE_UNAVAILABLE',
+            'MongoDB at db:27017 refused the connection',
+          );
         });
         app.get('/conflict', () => {
-          throw new AppError({ code: 'PART_EXISTS', status: 409, message: 'Part HN exists', category: 'DataMappingError' });
+          throw new AppError({
+            code: 'PART_EXISTS',
+            status: 409,
+            message: 'Part HN exists',
+            category: 'DataMappingError',
+          });
         });
         app.get('/items/:id', (req, res) => {
           res.json({ id: req.params['id'] });
@@ -229,15 +276,18 @@ describe('errors', () => {
     });
   }
 
-  it.each(formats)('when a handler throws an unknown error, then the %s body is a 500 without internal detail', async (_name, formatter) => {
-    const { app } = failingApp(formatter);
-    for (const path of ['/boom', '/async-boom']) {
-      const res = await request(app).get(path);
-      expect(res.status).toBe(500);
-      expect(res.body).toMatchObject({ code: 'INTERNAL_ERROR' });
-      expect(res.text).not.toMatch(/hunter2|mongodb|innbyggerFnr|TypeError|at /);
-    }
-  });
+  it.each(formats)(
+    'when a handler throws an unknown error, then the %s body is a 500 without internal detail',
+    async (_name, formatter) => {
+      const { app } = failingApp(formatter);
+      for (const path of ['/boom', '/async-boom']) {
+        const res = await request(app).get(path);
+        expect(res.status).toBe(500);
+        expect(res.body).toMatchObject({ code: 'INTERNAL_ERROR' });
+        expect(res.text).not.toMatch(/hunter2|mongodb|innbyggerFnr|TypeError|at /);
+      }
+    },
+  );
 
   it('when a handler throws an unknown error, then it is logged at error level with its stack and request id', async () => {
     const { app, logs } = failingApp(problemDetailsFormatter);
@@ -266,7 +316,11 @@ describe('errors', () => {
   it('when an AppError carries a privacy category, then privacy-api keeps it', async () => {
     const { app } = failingApp(privacyErrorFormatter);
     const res = await request(app).get('/conflict');
-    expect(res.body).toEqual({ code: 'PART_EXISTS', message: 'Part HN exists', errorCategory: 'DataMappingError' });
+    expect(res.body).toEqual({
+      code: 'PART_EXISTS',
+      message: 'Part HN exists',
+      errorCategory: 'DataMappingError',
+    });
   });
 
   it('when a path parameter is malformed percent-encoding, then the answer is 400, not 500', async () => {
@@ -309,7 +363,11 @@ describe('request logging', () => {
   it('when a health probe is answered, then its log line is at debug level', async () => {
     const health = express.Router();
     health.get('/health', (_req, res) => res.status(503).end());
-    const { app, logs } = buildApp({ errorFormatter: problemDetailsFormatter, health, routes: () => undefined });
+    const { app, logs } = buildApp({
+      errorFormatter: problemDetailsFormatter,
+      health,
+      routes: () => undefined,
+    });
     expect((await request(app).get('/health')).status).toBe(503);
     await settle();
     expect(logs.lines().find((l) => at(l, 'req.url') === '/health')?.['level']).toBe(20);

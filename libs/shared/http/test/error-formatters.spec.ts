@@ -67,22 +67,35 @@ describe('privacyErrorCategory', () => {
     [502, 'EndpointUnknownError'],
     [503, 'EndpointIsDown'],
     [504, 'EndpointIsDown'],
-  ])('when the status is %d and no enum category is set, then errorCategory is %s', (status, category) => {
-    expect(privacyErrorCategory(new AppError({ code: 'X', status, message: 'm' }))).toBe(category);
-  });
+  ])(
+    'when the status is %d and no enum category is set, then errorCategory is %s',
+    (status, category) => {
+      expect(privacyErrorCategory(new AppError({ code: 'X', status, message: 'm' }))).toBe(
+        category,
+      );
+    },
+  );
 
   it('when the AppError category is an enum value, then it wins over the status', () => {
-    expect(privacyErrorCategory(new AppError({ code: 'X', status: 500, message: 'm', category: 'Critical' }))).toBe('Critical');
+    expect(
+      privacyErrorCategory(
+        new AppError({ code: 'X', status: 500, message: 'm', category: 'Critical' }),
+      ),
+    ).toBe('Critical');
   });
 });
 
 describe('problem details with a type base URI', () => {
   it('when a base URI is configured, then type names the code and errors carries exposed details', async () => {
     const { app } = buildApp({
-      errorFormatter: createProblemDetailsFormatter({ typeBaseUri: 'https://refsync.example/problems/' }),
+      errorFormatter: createProblemDetailsFormatter({
+        typeBaseUri: 'https://refsync.example/problems/',
+      }),
       routes: (app: express.Express) =>
         app.get('/x', () => {
-          throw badRequest('INVALID_SINCE_VERSION', 'sinceVersion must be a non-negative integer', [{ path: 'sinceVersion' }]);
+          throw badRequest('INVALID_SINCE_VERSION', 'sinceVersion must be a non-negative integer', [
+            { path: 'sinceVersion' },
+          ]);
         }),
     });
     const res = await request(app).get('/x?sinceVersion=-1');

@@ -13,7 +13,11 @@ function deferred(): Deferred {
   return { promise, resolve };
 }
 
-function get(port: number, path: string, agent?: http.Agent): Promise<{ res: IncomingMessage; body: string }> {
+function get(
+  port: number,
+  path: string,
+  agent?: http.Agent,
+): Promise<{ res: IncomingMessage; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port, path, agent }, (res) => {
@@ -117,7 +121,9 @@ describe('listen and closeServer', () => {
   it('when the port is taken, then listen rejects', async () => {
     const { app } = slowApp();
     server = await listen(app, 0, '127.0.0.1');
-    await expect(listen(app, serverPort(server), '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(listen(app, serverPort(server), '127.0.0.1')).rejects.toMatchObject({
+      code: 'EADDRINUSE',
+    });
   });
 
   it('when the server is not listening, then closeServer resolves at once', async () => {
@@ -135,10 +141,13 @@ describe('listen and closeServer', () => {
     const port = serverPort(server);
     const post = (chunk: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, path: '/echo', method: 'POST' }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port, path: '/echo', method: 'POST' },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         if (chunk) req.write(chunk);
         req.end();

@@ -11,7 +11,11 @@ export interface LogCapture {
 /** A real service logger (with its redaction) writing to memory. */
 export function captureLogs(level = 'debug'): LogCapture {
   const chunks: string[] = [];
-  const logger = createLogger({ name: 'test', level, destination: { write: (chunk: string) => void chunks.push(chunk) } });
+  const logger = createLogger({
+    name: 'test',
+    level,
+    destination: { write: (chunk: string) => void chunks.push(chunk) },
+  });
   const text = () => chunks.join('');
   return {
     logger,
@@ -34,7 +38,9 @@ export function buildApp(
 
 /** Reads a dotted path out of a parsed log line. */
 export function at(line: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], line);
+  return path
+    .split('.')
+    .reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], line);
 }
 
 /** pino-http logs the request line once the response has finished; give it that moment. */

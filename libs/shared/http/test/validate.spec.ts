@@ -1,6 +1,11 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { privacyErrorFormatter, problemDetailsFormatter, validate, type ErrorFormatter } from '../src';
+import {
+  privacyErrorFormatter,
+  problemDetailsFormatter,
+  validate,
+  type ErrorFormatter,
+} from '../src';
 import { buildApp } from './support';
 
 const DEFINISJON_GUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
@@ -14,7 +19,10 @@ function searchApp(errorFormatter: ErrorFormatter = problemDetailsFormatter) {
         validate(
           {
             params: z.object({ definisjonGuid: z.uuid() }),
-            query: z.object({ pagingReference: z.coerce.number().int().min(0).default(0), partKode: z.string().optional() }),
+            query: z.object({
+              pagingReference: z.coerce.number().int().min(0).default(0),
+              partKode: z.string().optional(),
+            }),
             headers: z.object({ 'x-hn-isdebug': z.enum(['true', 'false']).optional() }),
           },
           (input, req, res) => {
@@ -28,11 +36,16 @@ function searchApp(errorFormatter: ErrorFormatter = problemDetailsFormatter) {
       );
       app.post(
         '/part/v1',
-        validate({ body: z.object({ partKode: z.string().min(1), navn: z.string().nullable().optional() }) }, async (input, _req, res) => {
-          await Promise.resolve();
-          if (input.body.partKode === 'FAIL') throw new Error('repository blew up');
-          res.status(201).json({ created: input.body.partKode });
-        }),
+        validate(
+          {
+            body: z.object({ partKode: z.string().min(1), navn: z.string().nullable().optional() }),
+          },
+          async (input, _req, res) => {
+            await Promise.resolve();
+            if (input.body.partKode === 'FAIL') throw new Error('repository blew up');
+            res.status(201).json({ created: input.body.partKode });
+          },
+        ),
       );
     },
   });
@@ -61,15 +74,23 @@ describe('validate', () => {
 
   it('when several parts are invalid, then one 400 lists every issue in problem details', async () => {
     const { app } = searchApp(problemDetailsFormatter);
-    const res = await request(app).get('/definisjoner/not-a-uuid?pagingReference=-1').set('X-hn-isdebug', 'maybe');
+    const res = await request(app)
+      .get('/definisjoner/not-a-uuid?pagingReference=-1')
+      .set('X-hn-isdebug', 'maybe');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', title: 'Bad Request' });
+    expect(res.body).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      title: 'Bad Request',
+    });
     expect(res.body.errors).toEqual([
       { location: 'params', path: 'definisjonGuid', message: expect.any(String) },
       { location: 'query', path: 'pagingReference', message: expect.any(String) },
       { location: 'headers', path: 'x-hn-isdebug', message: expect.any(String) },
     ]);
-    expect(res.body.detail).toMatch(/^Invalid request: params\.definisjonGuid: .+; query\.pagingReference: .+; headers\.x-hn-isdebug: .+/);
+    expect(res.body.detail).toMatch(
+      /^Invalid request: params\.definisjonGuid: .+; query\.pagingReference: .+; headers\.x-hn-isdebug: .+/,
+    );
   });
 
   it('when the body is invalid, then privacy ErrorResponse names the field in its message', async () => {
@@ -95,7 +116,9 @@ describe('validate', () => {
     const res = await request(app).post('/part/v1').send({ partKode: 'FAIL' });
     expect(res.status).toBe(500);
     expect(res.text).not.toContain('repository blew up');
-    expect((await request(app).post('/part/v1').send({ partKode: 'HN' })).body).toEqual({ created: 'HN' });
+    expect((await request(app).post('/part/v1').send({ partKode: 'HN' })).body).toEqual({
+      created: 'HN',
+    });
   });
 
   it('when there are more issues than the message shows, then it says how many more', async () => {
@@ -104,9 +127,22 @@ describe('validate', () => {
       routes: (app) =>
         app.post(
           '/many',
-          validate({ body: z.object({ a: z.string(), b: z.string(), c: z.string(), d: z.string(), e: z.string(), f: z.string(), g: z.string() }) }, (_input, _req, res) => {
-            res.end();
-          }),
+          validate(
+            {
+              body: z.object({
+                a: z.string(),
+                b: z.string(),
+                c: z.string(),
+                d: z.string(),
+                e: z.string(),
+                f: z.string(),
+                g: z.string(),
+              }),
+            },
+            (_input, _req, res) => {
+              res.end();
+            },
+          ),
         ),
     });
     const res = await request(app).post('/many').send({});

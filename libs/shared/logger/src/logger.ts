@@ -42,7 +42,12 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     if (pretty instanceof Error) {
       prettyUnavailable = pretty;
     } else {
-      destination = pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname' });
+      destination = pretty({
+        colorize: true,
+        sync: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'hostname',
+      });
     }
   }
 
@@ -58,7 +63,10 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   );
 
   if (prettyUnavailable) {
-    logger.warn({ reason: prettyUnavailable.message }, 'LOG_PRETTY is set but pino-pretty is not installed; logging JSON');
+    logger.warn(
+      { reason: prettyUnavailable.message },
+      'LOG_PRETTY is set but pino-pretty is not installed; logging JSON',
+    );
   }
   return logger;
 }

@@ -1,17 +1,28 @@
 import { createLogger, redactPaths, type DestinationStream } from '../src';
 
-function capture(): { stream: DestinationStream; lines: () => Record<string, unknown>[]; text: () => string } {
+function capture(): {
+  stream: DestinationStream;
+  lines: () => Record<string, unknown>[];
+  text: () => string;
+} {
   const chunks: string[] = [];
   return {
     stream: { write: (chunk: string) => void chunks.push(chunk) },
-    lines: () => chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     text: () => chunks.join(''),
   };
 }
 
 /** Reads a dotted path ("req.body.items.0.fnr") out of a parsed log line. */
 function at(line: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown>)?.[key], line);
+  return path
+    .split('.')
+    .reduce<unknown>((value, key) => (value as Record<string, unknown>)?.[key], line);
 }
 
 const FNR = '01017012345';
@@ -20,7 +31,10 @@ const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.payload.signature';
 describe('createLogger', () => {
   it('when it logs, then each line is JSON with the service name, level and ISO time', () => {
     const out = capture();
-    createLogger({ name: 'privacy-api', destination: out.stream }).info({ partKode: 'HN' }, 'hello');
+    createLogger({ name: 'privacy-api', destination: out.stream }).info(
+      { partKode: 'HN' },
+      'hello',
+    );
     const [line] = out.lines();
     expect(line).toMatchObject({ name: 'privacy-api', level: 30, msg: 'hello', partKode: 'HN' });
     expect(new Date(String(line['time'])).toISOString()).toBe(line['time']);
@@ -100,6 +114,8 @@ describe('createLogger', () => {
   });
 
   it('when paths are listed, then a header name with a dash uses bracket syntax pino understands', () => {
-    expect(redactPaths).toEqual(expect.arrayContaining(['authorization', '*.*["x-api-key"]', '*.*.innbyggerFnr']));
+    expect(redactPaths).toEqual(
+      expect.arrayContaining(['authorization', '*.*["x-api-key"]', '*.*.innbyggerFnr']),
+    );
   });
 });

@@ -1,1 +1,6 @@
-export { createShutdown, type CreateShutdownOptions, type Shutdown, type ShutdownStep } from './shutdown';
+export {
+  createShutdown,
+  type CreateShutdownOptions,
+  type Shutdown,
+  type ShutdownStep,
+} from './shutdown';

@@ -2,7 +2,13 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { createHealth, healthRouter } from '@nhp/shared-health';
-import { closeServer, createHttpApp, listen, problemDetailsFormatter, serverPort } from '@nhp/shared-http';
+import {
+  closeServer,
+  createHttpApp,
+  listen,
+  problemDetailsFormatter,
+  serverPort,
+} from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { createShutdown, type ShutdownStep } from '../src';
 
@@ -10,7 +16,9 @@ function captureLogs() {
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger({
     name: 'test',
-    destination: { write: (chunk: string) => void lines.push(JSON.parse(chunk) as Record<string, unknown>) },
+    destination: {
+      write: (chunk: string) => void lines.push(JSON.parse(chunk) as Record<string, unknown>),
+    },
   });
   return { logger, lines };
 }
@@ -37,7 +45,12 @@ describe('createShutdown', () => {
       logger,
       timeoutMs: 60_000,
       exit,
-      steps: [step('mark not ready'), step('close HTTP server'), step('drain NATS'), step('close MongoDB')],
+      steps: [
+        step('mark not ready'),
+        step('close HTTP server'),
+        step('drain NATS'),
+        step('close MongoDB'),
+      ],
     }).run('SIGTERM');
     expect(order).toEqual(['mark not ready', 'close HTTP server', 'drain NATS', 'close MongoDB']);
     expect(exit).toHaveBeenCalledTimes(1);
@@ -66,7 +79,11 @@ describe('createShutdown', () => {
     }).run();
     expect(ran).toEqual(['close MongoDB']);
     const failure = lines.find((l) => l['msg'] === 'shutdown step failed');
-    expect(failure).toMatchObject({ level: 50, step: 'drain NATS', err: { message: 'connection closed' } });
+    expect(failure).toMatchObject({
+      level: 50,
+      step: 'drain NATS',
+      err: { message: 'connection closed' },
+    });
     expect(exit).toHaveBeenCalledWith(0);
   });
 
@@ -86,17 +103,24 @@ describe('createShutdown', () => {
     expect(exit).toHaveBeenCalledTimes(1);
     expect(exit).toHaveBeenCalledWith(1);
     expect(later).not.toHaveBeenCalled();
-    expect(lines.find((l) => l['msg'] === 'shutdown timed out; exiting with code 1')).toMatchObject({
-      level: 50,
-      step: 'drain NATS',
-    });
+    expect(lines.find((l) => l['msg'] === 'shutdown timed out; exiting with code 1')).toMatchObject(
+      {
+        level: 50,
+        step: 'drain NATS',
+      },
+    );
   });
 
   it('when run is called again, then the steps do not run twice', async () => {
     const { logger } = captureLogs();
     const step = jest.fn();
     const exit = jest.fn();
-    const shutdown = createShutdown({ logger, timeoutMs: 60_000, exit, steps: [{ name: 'close', run: step }] });
+    const shutdown = createShutdown({
+      logger,
+      timeoutMs: 60_000,
+      exit,
+      steps: [{ name: 'close', run: step }],
+    });
     await Promise.all([shutdown.run('SIGTERM'), shutdown.run('SIGINT')]);
     expect(step).toHaveBeenCalledTimes(1);
     expect(exit).toHaveBeenCalledTimes(1);
@@ -109,7 +133,12 @@ describe('createShutdown', () => {
     const step = jest.fn(() => release.promise);
     const exit = jest.fn(() => done.resolve());
     const before = { term: process.listenerCount('SIGTERM'), int: process.listenerCount('SIGINT') };
-    const shutdown = createShutdown({ logger, timeoutMs: 60_000, exit, steps: [{ name: 'close HTTP server', run: step }] });
+    const shutdown = createShutdown({
+      logger,
+      timeoutMs: 60_000,
+      exit,
+      steps: [{ name: 'close HTTP server', run: step }],
+    });
     shutdown.install();
     shutdown.install();
     try {
@@ -121,7 +150,9 @@ describe('createShutdown', () => {
       await done.promise;
       expect(step).toHaveBeenCalledTimes(1);
       expect(exit).toHaveBeenCalledWith(0);
-      expect(lines.find((l) => l['msg'] === 'shutdown already in progress; signal ignored')).toMatchObject({
+      expect(
+        lines.find((l) => l['msg'] === 'shutdown already in progress; signal ignored'),
+      ).toMatchObject({
         level: 40,
         signal: 'SIGINT',
       });
@@ -177,7 +208,10 @@ describe('shutdown of a real HTTP service', () => {
       steps: [
         { name: 'mark not ready', run: () => health.markShuttingDown() },
         // What a load balancer would see between "not ready" and "server closed".
-        { name: 'probe', run: async () => readinessAfterMark.resolve((await get('/readyz')).status) },
+        {
+          name: 'probe',
+          run: async () => readinessAfterMark.resolve((await get('/readyz')).status),
+        },
         { name: 'close HTTP server', run: () => closeServer(server, 60_000) },
       ],
     });
@@ -196,30 +230,36 @@ describe('shutdown of a real process', () => {
 
   /** Starts the fixture, sends `signal` once it is ready, and collects its exit code and log lines. */
   function runFixture(env: Record<string, string>, signal: NodeJS.Signals) {
-    return new Promise<{ code: number | null; lines: Array<Record<string, unknown>> }>((resolve, reject) => {
-      const child = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', path.join(__dirname, 'fixtures/service.ts')], {
-        cwd: repoRoot,
-        env: { PATH: process.env['PATH'] ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let out = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        out += chunk;
-        if (out.startsWith('ready\n') && !child.killed) child.kill(signal);
-      });
-      child.on('error', reject);
-      child.on('exit', (code) =>
-        resolve({
-          code,
-          lines: out
-            .split('\n')
-            .slice(1)
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as Record<string, unknown>),
-        }),
-      );
-    });
+    return new Promise<{ code: number | null; lines: Array<Record<string, unknown>> }>(
+      (resolve, reject) => {
+        const child = spawn(
+          path.join(repoRoot, 'node_modules/.bin/tsx'),
+          ['--tsconfig', 'tsconfig.base.json', path.join(__dirname, 'fixtures/service.ts')],
+          {
+            cwd: repoRoot,
+            env: { PATH: process.env['PATH'] ?? '', ...env },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        let out = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          if (out.startsWith('ready\n') && !child.killed) child.kill(signal);
+        });
+        child.on('error', reject);
+        child.on('exit', (code) =>
+          resolve({
+            code,
+            lines: out
+              .split('\n')
+              .slice(1)
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as Record<string, unknown>),
+          }),
+        );
+      },
+    );
   }
 
   it('when the process gets SIGTERM, then it runs its steps and exits 0 with its logs flushed', async () => {
@@ -234,8 +274,14 @@ describe('shutdown of a real process', () => {
   });
 
   it('when a step hangs past the timeout, then the process exits 1', async () => {
-    const { code, lines } = await runFixture({ STUCK_STEP: '1', SHUTDOWN_TIMEOUT_MS: '200' }, 'SIGINT');
+    const { code, lines } = await runFixture(
+      { STUCK_STEP: '1', SHUTDOWN_TIMEOUT_MS: '200' },
+      'SIGINT',
+    );
     expect(code).toBe(1);
-    expect(lines.at(-1)).toMatchObject({ msg: 'shutdown timed out; exiting with code 1', step: 'stuck' });
+    expect(lines.at(-1)).toMatchObject({
+      msg: 'shutdown timed out; exiting with code 1',
+      step: 'stuck',
+    });
   });
 });
