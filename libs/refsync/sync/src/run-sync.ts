@@ -333,7 +333,7 @@ async function planDataset(
   const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
   const firstSeenAt = new Map<string, number>();
   const duplicates = new Map<string, DuplicateId>();
-  for await (const record of snapshot.records()) {
+  for await (const record of readable(dataset, snapshot)) {
     const result = validate(dataset, record);
     if (!result.ok) {
       report.invalidItems.push(result.bad);
@@ -431,7 +431,7 @@ async function stageDataset(
   }
 
   const pending = new Map(plan.upserts);
-  for await (const record of snapshot.records()) {
+  for await (const record of readable(dataset, snapshot)) {
     const result = validate(dataset, record);
     if (!result.ok)
       throw upstreamChanged(dataset, `item #${record.index} no longer passes the contract`);
@@ -450,6 +450,26 @@ async function stageDataset(
   }
   if (pending.size > 0) throw upstreamChanged(dataset, `${pending.size} item(s) disappeared`);
   await flush();
+}
+
+/**
+ * The snapshot's records; a file that cannot be read to its end (malformed structure, cut off,
+ * read error) aborts the run as invalid upstream instead of failing it as a bug.
+ */
+async function* readable(
+  dataset: Dataset,
+  snapshot: UpstreamSnapshot,
+): AsyncGenerator<UpstreamRecord> {
+  try {
+    yield* snapshot.records();
+  } catch (err) {
+    throw new SyncAbortedError(
+      'invalid_upstream',
+      `${dataset}: ${(err as Error).message}; nothing committed`,
+      {},
+      { cause: err },
+    );
+  }
 }
 
 function upstreamChanged(dataset: Dataset, detail: string): SyncAbortedError {

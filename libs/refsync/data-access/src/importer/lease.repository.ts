@@ -63,7 +63,7 @@ export function createLeaseRepository(conn: Connection, name = 'refsync-importer
         const doc = await Leases.findOneAndUpdate(
           { _id: name, $or: [{ expiresAt: { $lte: now } }, { holder }] },
           { $set: { holder, acquiredAt: now, renewedAt: now, expiresAt } },
-          { upsert: true, new: true },
+          { upsert: true, returnDocument: 'after' },
         )
           .lean<LeaseDocument>()
           .exec();
