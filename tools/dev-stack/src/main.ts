@@ -139,6 +139,8 @@ async function main(): Promise<void> {
       cwd: root,
       env: {
         ...process.env,
+        // tsx resolves the @nhp/* path aliases from this tsconfig (the repo has no root tsconfig.json).
+        TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
         NODE_ENV: process.env['NODE_ENV'] ?? 'development',
         LOG_PRETTY: process.env['LOG_PRETTY'] ?? 'true',
         MONGO_URL: mongoUrl,
