@@ -16,6 +16,8 @@ export class NatsServerNotFoundError extends Error {
 export interface NatsServerProcess {
   url: string;
   port: number;
+  /** The JetStream store directory. */
+  storeDir: string;
   /** Stops the process; the JetStream store stays so `restart()` brings the same streams back. */
   stop(): Promise<void>;
   /** Starts it again on the same port with the same store. */
@@ -104,6 +106,7 @@ export async function startNatsServer(
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    storeDir,
     async stop() {
       await stopChild(current);
       current = undefined;
