@@ -1,0 +1,332 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  SYNC_COMPLETED_EVENT_TYPE,
+  SYNC_COMPLETED_SUBJECT,
+  syncCompletedEventDataSchema,
+} from '@nhp/refsync-contracts';
+import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
+import {
+  badRequest,
+  createHttpApp,
+  notAcceptable,
+  problemDetailsFormatter,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  serviceUnavailable,
+  unauthorized,
+} from '@nhp/shared-http';
+import type { Logger } from '@nhp/shared-logger';
+import {
+  defineEvent,
+  subscribeCloudEvents,
+  type NatsConnection,
+  type Subscription,
+} from '@nhp/shared-messaging';
+import type { Express, Request, Response, Router } from 'express';
+import { createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
+import { DATASET_ROUTES, routeByPath, type DatasetReader, type DatasetRoute } from './datasets';
+import { ifNoneMatchMatches } from './http/conditional';
+import { NegotiationMemo } from './http/negotiation';
+import { pathOf, queryParam } from './http/query';
+import { renderDocsPage } from './openapi/docs-page';
+import { openApiDocument } from './openapi/openapi-document';
+import {
+  ResponseStore,
+  type CachedResponse,
+  type ContentEncoding,
+  type Selection,
+} from './responses/response-store';
+import { VersionTracker } from './versions/version-tracker';
+
+export interface RefsyncAppDeps {
+  logger: Logger;
+  /** The read side of storage (createRefsyncReadRepository). */
+  reader: DatasetReader;
+  /** Accepted keys (already resolved: the development key is the caller's decision). */
+  apiKeys: readonly ApiKeyEntry[];
+  /** Source of sync-completed events; without it only the periodic check refreshes the version. */
+  nats?: NatsConnection;
+  /** /health, /livez and /readyz (@nhp/shared-health's probes router). */
+  health?: Router;
+  /** Byte bound of the response cache. */
+  cacheMaxBytes: number;
+  /** Period of the stored-version check. */
+  versionCheckIntervalMs: number;
+  /** How many versions back a diff is still cached (default 30). */
+  recentVersionsCached?: number;
+}
+
+/** A Node request listener (for http.createServer, listen() or supertest) with its parts. */
+export interface RefsyncApp {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** The Express app behind the fast path: everything that is not a cached read. */
+  readonly express: Express;
+  readonly responses: ResponseStore;
+  readonly versions: VersionTracker;
+  /** Reads the stored version so the first request is served from memory; never rejects. */
+  warmUp(): Promise<number | undefined>;
+  /** Stops the periodic check and the event subscription. */
+  close(): Promise<void>;
+}
+
+const API_KEY_HEADER = 'x-api-key';
+const WWW_AUTHENTICATE = 'ApiKey realm="refsync-api", header="X-API-KEY"';
+
+/** The event as refsync-importer publishes it; `source` matters only when building. */
+const syncCompletedEvent = defineEvent({
+  type: SYNC_COMPLETED_EVENT_TYPE,
+  source: '/nhp/refsync-importer',
+  dataSchema: syncCompletedEventDataSchema,
+});
+
+function notModifiedHeaders(etag: string): Record<string, string> {
+  return { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
+}
+
+/** A driver or mongoose error means the database is away: 503, worth a retry, not a 500. */
+function isDatabaseUnavailable(err: unknown): boolean {
+  return err instanceof Error && /^Mongo/.test(err.name);
+}
+
+/**
+ * Builds refsync-api. Requests for the dataset paths first meet a fast path that answers from
+ * memory (a cached body or a 304) without Express, a database read, serialisation or compression;
+ * anything it cannot answer so (a cache miss, an error, a header value not negotiated before)
+ * falls through to the Express app, which is the reference behaviour for every request.
+ */
+export function createApp(deps: RefsyncAppDeps): RefsyncApp {
+  const { logger } = deps;
+  const keys = createApiKeyVerifier(deps.apiKeys);
+  const memo = new NegotiationMemo();
+  const responses = new ResponseStore({
+    reader: deps.reader,
+    maxBytes: deps.cacheMaxBytes,
+    logger,
+    recentVersions: deps.recentVersionsCached,
+  });
+  const versions = new VersionTracker({
+    read: () => deps.reader.currentVersion(),
+    logger,
+    onChange(version, previous, reason) {
+      const dropped = responses.setCurrentVersion(version);
+      logger.info({ version, previous, reason, droppedCacheEntries: dropped }, 'data version');
+    },
+  });
+  versions.startPeriodicCheck(deps.versionCheckIntervalMs);
+
+  let subscription: Subscription | undefined;
+  if (deps.nats) {
+    subscription = subscribeCloudEvents(
+      deps.nats,
+      SYNC_COMPLETED_SUBJECT,
+      syncCompletedEvent,
+      async (event) => {
+        const version = await versions.refresh('event');
+        logger.info(
+          { eventId: event.id, announced: event.data.currentVersion, version },
+          'sync-completed event received',
+        );
+      },
+      logger,
+    );
+  }
+
+  const docsOpenApi = openApiDocument();
+  const openApiBytes = Buffer.from(JSON.stringify(docsOpenApi), 'utf8');
+
+  async function refreshedVersion(): Promise<number> {
+    try {
+      return await versions.refresh('request');
+    } catch (err) {
+      throw serviceUnavailable(
+        'DATABASE_UNAVAILABLE',
+        'The data store cannot be reached; retry later',
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  async function obtain(
+    selection: Selection,
+    version: number,
+    encoding: ContentEncoding,
+  ): Promise<CachedResponse> {
+    try {
+      return await responses.obtain(selection, version, encoding);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      throw serviceUnavailable(
+        'DATABASE_UNAVAILABLE',
+        'The data store cannot be reached; retry later',
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  /** The Express route of one dataset path: the reference behaviour, rules 1-7 included. */
+  function datasetHandler(route: DatasetRoute) {
+    return async (req: Request, res: Response): Promise<void> => {
+      const client = keys.verify(req.headers[API_KEY_HEADER]);
+      if (client === undefined) {
+        throw unauthorized('UNAUTHORIZED', 'A valid X-API-KEY header is required', undefined, {
+          headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+        });
+      }
+      req.log = req.log.child({ client });
+
+      const negotiated = memo.negotiate(req);
+      if (!negotiated.acceptsJson) {
+        throw notAcceptable(
+          'NOT_ACCEPTABLE',
+          'This resource is only available as application/json',
+        );
+      }
+      if (negotiated.encoding === null) {
+        throw notAcceptable(
+          'NO_ACCEPTABLE_ENCODING',
+          'None of the offered content codings (br, gzip, identity) is acceptable',
+        );
+      }
+      const encoding = negotiated.encoding;
+
+      const parsed = parseSinceVersion(queryParam(req.originalUrl, route.sinceParam));
+      if (!parsed.ok) {
+        throw badRequest('INVALID_SINCE_VERSION', `${route.sinceParam} ${parsed.reason}`, [
+          { path: `query.${route.sinceParam}`, message: parsed.reason },
+        ]);
+      }
+      const selection: Selection = {
+        dataset: route.dataset,
+        spelling: route.spelling,
+        since: effectiveSince(parsed.value),
+      };
+
+      const ifNoneMatch = req.headers['if-none-match'];
+      const notModified = (etag: string) =>
+        ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag);
+
+      let version = versions.current() ?? (await refreshedVersion());
+      let etag = responses.etag(selection, version, encoding);
+      let response: CachedResponse | undefined;
+      if (!notModified(etag)) {
+        response = responses.peek(etag);
+        if (!response) {
+          // A miss reads the stored version first: the body is computed at the committed version
+          // even when an event was missed, and a newer version drops the stale entries.
+          version = await refreshedVersion();
+          etag = responses.etag(selection, version, encoding);
+          if (!notModified(etag)) response = await obtain(selection, version, encoding);
+        }
+      }
+      if (!response) {
+        res.writeHead(304, notModifiedHeaders(etag));
+        res.end();
+        return;
+      }
+      res.writeHead(200, response.headers);
+      res.end(response.body);
+    };
+  }
+
+  const expressApp = createHttpApp({
+    logger,
+    errorFormatter: problemDetailsFormatter,
+    health: deps.health,
+    routes(app) {
+      for (const route of DATASET_ROUTES) app.get(route.path, datasetHandler(route));
+      // Schemas only, no data: readable without a key (see README, "Authentication").
+      app.get('/openapi.json', (_req, res) => {
+        res.type('application/json').send(openApiBytes);
+      });
+      app.get('/docs', (req, res) => {
+        const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+        res.type('html').send(renderDocsPage(docsOpenApi, origin));
+      });
+    },
+  });
+
+  /** Answers from memory or returns false; never throws (anything unusual goes to Express). */
+  function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = req.url ?? '/';
+    const route = routeByPath.get(pathOf(url));
+    if (!route) return false;
+    const version = versions.current();
+    if (version === undefined) return false;
+    const headers = req.headers;
+    if (memo.acceptsJson(headers.accept) !== true) return false;
+    const encoding = memo.encodingFor(headers['accept-encoding']);
+    if (!encoding) return false;
+    const client = keys.verify(headers[API_KEY_HEADER]);
+    if (client === undefined) return false;
+    const parsed = parseSinceVersion(queryParam(url, route.sinceParam));
+    if (!parsed.ok) return false;
+
+    const selection: Selection = {
+      dataset: route.dataset,
+      spelling: route.spelling,
+      since: effectiveSince(parsed.value),
+    };
+    const etag = responses.etag(selection, version, encoding);
+    const ifNoneMatch = headers['if-none-match'];
+    const notModified = ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag);
+    const cached = notModified ? undefined : responses.peek(etag);
+    if (!notModified && !cached) return false;
+
+    const requestId = requestIdFrom(headers['x-request-id']);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    if (cached) {
+      res.writeHead(200, cached.headers);
+      res.end(cached.body);
+    } else {
+      res.writeHead(304, notModifiedHeaders(etag));
+      res.end();
+    }
+    // Debug: at info, one line per cached read would cost more than serving it (see README).
+    if (logger.isLevelEnabled('debug')) {
+      logger.debug(
+        { reqId: requestId, client, method, path: route.path, statusCode: res.statusCode, etag },
+        'served from memory',
+      );
+    }
+    return true;
+  }
+
+  const app = ((req: IncomingMessage, res: ServerResponse) => {
+    let served = false;
+    try {
+      served = fastPath(req, res);
+    } catch (err) {
+      logger.error({ err }, 'fast path failed; falling back to the Express app');
+    }
+    if (!served && !res.headersSent) expressApp(req, res);
+  }) as RefsyncApp;
+
+  return Object.assign(app, {
+    express: expressApp,
+    responses,
+    versions,
+    async warmUp() {
+      try {
+        return await versions.refresh('start');
+      } catch (err) {
+        logger.warn(
+          { err },
+          'could not read the data version yet; the first request will try again',
+        );
+        return undefined;
+      }
+    },
+    async close() {
+      versions.stopPeriodicCheck();
+      subscription?.unsubscribe();
+    },
+  });
+}

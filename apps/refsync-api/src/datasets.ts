@@ -1,0 +1,63 @@
+import type { Dataset } from '@nhp/refsync-contracts';
+
+/** The two spellings of refsync-service.md: same behaviour, different names. */
+export type Spelling = 'primary' | 'alternative';
+
+export interface DatasetRoute {
+  path: string;
+  dataset: Dataset;
+  spelling: Spelling;
+  /** Each spelling accepts only its own parameter name; the other one is an unknown parameter. */
+  sinceParam: 'sinceVersion' | 'since-version';
+}
+
+export const DATASET_ROUTES: readonly DatasetRoute[] = [
+  {
+    path: '/api/v1/treatmentGroup',
+    dataset: 'treatmentGroup',
+    spelling: 'primary',
+    sinceParam: 'sinceVersion',
+  },
+  {
+    path: '/api/v1/reimbursementGroup',
+    dataset: 'reimbursementGroup',
+    spelling: 'primary',
+    sinceParam: 'sinceVersion',
+  },
+  {
+    path: '/api/v1/treatment-group',
+    dataset: 'treatmentGroup',
+    spelling: 'alternative',
+    sinceParam: 'since-version',
+  },
+  {
+    path: '/api/v1/reimbursement-group',
+    dataset: 'reimbursementGroup',
+    spelling: 'alternative',
+    sinceParam: 'since-version',
+  },
+];
+
+export const routeByPath: ReadonlyMap<string, DatasetRoute> = new Map(
+  DATASET_ROUTES.map((r) => [r.path, r]),
+);
+
+/** One stored item as the read repository returns it. */
+export interface ListedItem {
+  data: unknown;
+  version: number;
+  lastChanged: Date;
+  isDeleted: boolean;
+}
+
+/**
+ * What the service needs from storage (structurally the read repository of
+ * @nhp/refsync-data-access): the committed version, and the items rules 1-3 select at a version.
+ */
+export interface DatasetReader {
+  currentVersion(): Promise<number>;
+  listItems(
+    dataset: Dataset,
+    options: { atVersion: number; sinceVersion?: number },
+  ): Promise<ListedItem[]>;
+}

@@ -1,0 +1,88 @@
+import { createRefsyncReadRepository, ensureRefsyncIndexes } from '@nhp/refsync-data-access';
+import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
+import { createHealth, healthRouter } from '@nhp/shared-health';
+import { closeServer, listen } from '@nhp/shared-http';
+import { createLogger } from '@nhp/shared-logger';
+import { connectNats, drainNats, natsIsConnected } from '@nhp/shared-messaging';
+import { closeMongo, connectMongo, mongoPing, syncIndexes } from '@nhp/shared-persistence';
+import { createShutdown } from '@nhp/shared-shutdown';
+import { createApp } from './app';
+import { LOCAL_DEV_KEY } from './auth/api-keys';
+import { refsyncApiEnvSchema, resolveApiKeys } from './config';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit(refsyncApiEnvSchema);
+  const logger = createLogger({
+    name: 'refsync-api',
+    level: config.LOG_LEVEL,
+    pretty: config.LOG_PRETTY,
+  });
+  const { keys, usingLocalDevKey } = resolveApiKeys(config);
+
+  const connection = await connectMongo({
+    uri: config.MONGO_URL,
+    logger,
+    autoIndex: resolveMongoAutoIndex(config),
+    appName: 'refsync-api',
+  });
+  if (config.MONGO_SYNC_INDEXES_ON_START) {
+    await ensureRefsyncIndexes(connection);
+    await syncIndexes(connection, logger);
+  }
+  const nats = await connectNats({ servers: config.NATS_URL, name: 'refsync-api', logger });
+
+  const health = createHealth({
+    checks: {
+      mongo: () => mongoPing(connection),
+      nats: () => natsIsConnected(nats),
+    },
+  });
+  const app = createApp({
+    logger,
+    reader: createRefsyncReadRepository(connection),
+    apiKeys: keys,
+    nats,
+    health: healthRouter(health, { style: 'probes' }),
+    cacheMaxBytes: config.REFSYNC_CACHE_MAX_BYTES,
+    versionCheckIntervalMs: config.REFSYNC_VERSION_CHECK_INTERVAL_MS,
+  });
+  const version = await app.warmUp();
+
+  const server = await listen(app, config.REFSYNC_API_PORT, config.REFSYNC_API_HOST);
+  logger.info(
+    {
+      port: config.REFSYNC_API_PORT,
+      host: config.REFSYNC_API_HOST,
+      dataVersion: version,
+      apiClients: keys.map((k) => k.client),
+      cacheMaxBytes: config.REFSYNC_CACHE_MAX_BYTES,
+      versionCheckIntervalMs: config.REFSYNC_VERSION_CHECK_INTERVAL_MS,
+    },
+    'refsync-api listening',
+  );
+  if (usingLocalDevKey) {
+    logger.warn(
+      { nodeEnv: config.NODE_ENV },
+      `REFSYNC_API_KEYS is not set: accepting the development key "${LOCAL_DEV_KEY}" (never in production)`,
+    );
+  }
+
+  createShutdown({
+    logger,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    steps: [
+      { name: 'readiness', run: async () => health.markShuttingDown() },
+      { name: 'http', run: () => closeServer(server, config.SHUTDOWN_TIMEOUT_MS) },
+      { name: 'refsync-api', run: () => app.close() },
+      { name: 'nats', run: () => drainNats(nats) },
+      { name: 'mongo', run: () => closeMongo(connection) },
+    ],
+  }).install();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `refsync-api failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});
