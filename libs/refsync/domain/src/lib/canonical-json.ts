@@ -13,23 +13,47 @@ export function canonicalJson(value: unknown): string {
   return out;
 }
 
+// String concatenation and a switch instead of map/join: this runs for every item of every run
+// (100k items), and the straightforward version was three times slower than JSON.stringify.
 function serialise(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'bigint') throw new TypeError('canonicalJson: bigint is not JSON');
-    return JSON.stringify(value);
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('canonicalJson: bigint is not JSON');
+    case 'object':
+      return value === null ? 'null' : serialiseObject(value);
+    default:
+      return undefined; // undefined, functions and symbols, as JSON.stringify drops them
   }
+}
+
+function serialiseObject(value: object): string | undefined {
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     return serialise((value as { toJSON(): unknown }).toJSON());
   }
   if (Array.isArray(value)) {
-    return `[${value.map((v) => serialise(v) ?? 'null').join(',')}]`;
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out += ',';
+      out += serialise(value[i]) ?? 'null';
+    }
+    return `${out}]`;
   }
-  const parts: string[] = [];
-  for (const key of Object.keys(value).sort()) {
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
     const v = serialise((value as Record<string, unknown>)[key]);
-    if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${v}`;
+    first = false;
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }
 
 /** SHA-256 (hex) of the canonical JSON: equal for data that differs only in key order or whitespace. */
