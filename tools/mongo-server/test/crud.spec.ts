@@ -7,6 +7,8 @@
 import { Decimal128, Double, Int32, Long, ObjectId } from 'mongodb';
 import { startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
+type NumberIdDoc = { _id: number } & Record<string, unknown>;
+
 describe('CRUD through the official driver', () => {
   let h: DriverHarness;
   beforeEach(async () => {
@@ -26,7 +28,7 @@ describe('CRUD through the official driver', () => {
   });
 
   it('when documents are filtered, sorted, projected, skipped and limited, then find returns exactly that', async () => {
-    const coll = h.db.collection('people');
+    const coll = h.db.collection<NumberIdDoc>('people');
     await coll.insertMany([
       { _id: 1, name: 'a', age: 30, city: 'Oslo' },
       { _id: 2, name: 'b', age: 25, city: 'Bergen' },
@@ -43,7 +45,7 @@ describe('CRUD through the official driver', () => {
   });
 
   it('when a projection excludes fields, then the other fields come back in stored order', async () => {
-    const coll = h.db.collection('people');
+    const coll = h.db.collection<NumberIdDoc>('people');
     await coll.insertOne({ _id: 1, a: 1, b: 2, c: 3 });
     const doc = await coll.findOne({ _id: 1 }, { projection: { b: 0 } });
     expect(Object.keys(doc ?? {})).toEqual(['_id', 'a', 'c']);
@@ -68,7 +70,7 @@ describe('CRUD through the official driver', () => {
   });
 
   it('when query operators are combined, then matching follows MongoDB semantics', async () => {
-    const coll = h.db.collection('q');
+    const coll = h.db.collection<NumberIdDoc>('q');
     await coll.insertMany([
       { _id: 1, tags: ['a', 'b'], items: [{ sku: 'x', qty: 1 }], name: 'Alpha' },
       { _id: 2, tags: ['c'], items: [{ sku: 'y', qty: 5 }], name: 'beta' },
@@ -89,7 +91,7 @@ describe('CRUD through the official driver', () => {
 
   it('when numbers of different BSON types are compared, then they are equal by value', async () => {
     // "Comparison/Sort Order": numeric types are compared by value across int, long, double, decimal.
-    const coll = h.db.collection('nums');
+    const coll = h.db.collection<NumberIdDoc>('nums');
     await coll.insertMany([
       { _id: 1, v: new Int32(5) },
       { _id: 2, v: Long.fromNumber(5) },

@@ -111,7 +111,7 @@ describe('mongoose 9 checklist', () => {
       { insertOne: { document: { email: 'y@x', name: 'Y' } } },
       { updateOne: { filter: { email: 'x@x' }, update: { $inc: { age: 1 } } } },
       { updateMany: { filter: {}, update: { $set: { tags: ['t'] } } } },
-      { replaceOne: { filter: { email: 'y@x' }, replacement: { email: 'y@x', name: 'Y2', tags: [], scores: [] } } },
+      { replaceOne: { filter: { email: 'y@x' }, replacement: { email: 'y@x', name: 'Y2' } } },
       { updateOne: { filter: { email: 'z@x' }, update: { $set: { name: 'Z' } }, upsert: true } },
       { deleteOne: { filter: { email: 'x@x' } } },
     ]);

@@ -151,7 +151,7 @@ describe('updates', () => {
   it('when $currentDate asks for a timestamp, then a BSON timestamp is stored', async () => {
     const c = h.db.collection('c');
     await c.insertOne({ _id: 1 as never });
-    await c.updateOne({ _id: 1 as never }, { $currentDate: { at: true, ts: { $type: 'timestamp' } } });
+    await c.updateOne({ _id: 1 as never }, { $currentDate: { at: true, ts: { $type: 'timestamp' } } } as never);
     const doc = await c.findOne({ _id: 1 as never });
     expect(doc?.['at']).toBeInstanceOf(Date);
     expect(doc?.['ts']).toBeInstanceOf(Timestamp);

@@ -235,7 +235,7 @@ const update: CommandHandler = {
       const constants = isPlainObject(s['c']) ? (toView(s['c']) as Doc) : undefined;
       const vars = variables || constants ? { ...((toView(variables) as Doc) ?? {}), ...(constants ?? {}) } : undefined;
       const res = doUpdate(coll, {
-        filter: s['q'],
+        filter: s['q'] as Doc,
         update: parseUpdate(s['u']),
         multi: optionalBool(sub, 'multi') ?? false,
         upsert: optionalBool(sub, 'upsert') ?? false,
@@ -286,7 +286,7 @@ const del: CommandHandler = {
     const writeErrors = eachStatement(ctx, statements, (s) => {
       const limit = num(s['limit']);
       checkHint(coll, s['hint']);
-      const matches = findRecords(coll, s['q'], { limit, variables: variables && (toView(variables) as Doc) });
+      const matches = findRecords(coll, s['q'] as Doc, { limit, variables: variables && (toView(variables) as Doc) });
       for (const r of matches) coll?.remove(r);
       n += matches.length;
       if (matches.length) ctx.store.changed();
