@@ -256,6 +256,9 @@ function sendError(
 export function createHttpApp(options: CreateHttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // ETags are each route's decision (refsync-api derives strong ones from the data version); an
+  // automatic weak hash of every error or status body only adds noise.
+  app.set('etag', false);
   app.set('trust proxy', options.trustProxy ?? false);
   // Flat string values only ("a[b]=1" stays a key): schemas see what the client literally sent.
   app.set('query parser', 'simple');
