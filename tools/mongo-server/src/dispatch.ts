@@ -1,6 +1,7 @@
 // Routes a command to its handler after the checks every command shares: generic fields the server
 // honours are accepted, transaction fields are refused as a standalone mongod refuses them, and any
 // other unknown field is an error rather than silently ignored.
+import { Long } from 'bson';
 import type { Logger } from 'pino';
 import { adminCommands } from './commands/admin';
 import type { CommandContext, CommandHandler, ServerInfo } from './commands/context';
@@ -56,6 +57,7 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
       if (log.isLevelEnabled('trace')) log.trace({ command: name, body: cmd }, 'command body');
     }
     const reply = handler.run(ctx);
+    enforceMaxTime(deps, name, cmd, reply, started);
     return reply;
   } catch (err) {
     const error =
@@ -69,6 +71,19 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
     );
     return error.toReply();
   }
+}
+
+/** Reads whose result is discarded when they took longer than maxTimeMS, as mongod interrupts them. */
+const INTERRUPTIBLE = new Set(['find', 'aggregate', 'count', 'distinct']);
+
+function enforceMaxTime(deps: DispatchDeps, name: string, cmd: Doc, reply: Doc, started: bigint): void {
+  const limit = num(cmd['maxTimeMS']);
+  if (!limit || !INTERRUPTIBLE.has(name)) return;
+  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (elapsedMs <= limit) return;
+  const cursor = reply['cursor'];
+  if (isPlainObject(cursor) && cursor['id'] instanceof Long) deps.cursors.kill(cursor['id']);
+  throw new MongoServerError('MaxTimeMSExpired', `Executor error during ${name} command :: caused by :: operation exceeded time limit`);
 }
 
 function checkFields(name: string, handler: CommandHandler, cmd: Doc): void {

@@ -21,6 +21,7 @@ export const ErrorCodes = {
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
+  MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   DollarPrefixedFieldName: 52,
   InvalidIdField: 53,

@@ -14,6 +14,8 @@ export interface StartOptions {
   /** Load from and snapshot to this file; without it the server is purely in memory. */
   dataFile?: string;
   logger?: Logger;
+  /** How often the TTL monitor runs; mongod's default (60 s) unless a test needs it sooner. */
+  ttlMonitorIntervalMs?: number;
 }
 
 export interface RunningMongoServer {
@@ -36,7 +38,7 @@ export async function start(opts: StartOptions = {}): Promise<RunningMongoServer
   const server = new WireServer({ store, logger, host });
   const port = await server.listen(opts.port ?? 0);
   const timers = [
-    setInterval(() => ttlSweep(store, logger), TTL_INTERVAL_MS),
+    setInterval(() => ttlSweep(store, logger), opts.ttlMonitorIntervalMs ?? TTL_INTERVAL_MS),
     setInterval(() => server.cursors.reapIdle(), CURSOR_REAP_INTERVAL_MS),
   ];
   for (const t of timers) t.unref();

@@ -7,6 +7,8 @@
 // - "createIndexes", "listIndexes", "dropIndexes" (cannot drop _id_; IndexNotFound 27):
 //   https://www.mongodb.com/docs/manual/reference/command/createIndexes/ , .../listIndexes/ , .../dropIndexes/
 // - "TTL Indexes": https://www.mongodb.com/docs/manual/core/index-ttl/
+import { MongoClient } from 'mongodb';
+import { start } from '../src/index';
 import { serverError, startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 describe('collections, databases and indexes', () => {
@@ -89,5 +91,35 @@ describe('collections, databases and indexes', () => {
     await c.createIndex({ at: 1 }, { expireAfterSeconds: 3600 });
     const specs = await c.listIndexes().toArray();
     expect(specs[1]).toEqual({ v: 2, key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 });
+  });
+
+  it('when an update matches nothing and does not upsert, then no collection is created', async () => {
+    await h.db.collection('ghost').updateOne({ a: 1 }, { $set: { b: 1 } });
+    expect(await h.db.listCollections().toArray()).toEqual([]);
+  });
+});
+
+describe('TTL indexes', () => {
+  it('when a document whose indexed date is older than expireAfterSeconds exists, then the TTL monitor removes it', async () => {
+    // "TTL Indexes": documents expire after expireAfterSeconds past the indexed date; documents whose
+    // field is not a date (or is missing) never expire. The monitor runs more often here than mongod's 60 s.
+    const server = await start({ port: 0, ttlMonitorIntervalMs: 20 });
+    const client = new MongoClient(server.uri);
+    try {
+      await client.connect();
+      const c = client.db('test').collection('sessions');
+      await c.createIndex({ at: 1 }, { expireAfterSeconds: 60 });
+      await c.insertMany([
+        { name: 'old', at: new Date(Date.now() - 3600_000) },
+        { name: 'fresh', at: new Date(Date.now() + 3600_000) },
+        { name: 'no-date', at: 'yesterday' },
+        { name: 'missing' },
+      ]);
+      while ((await c.countDocuments({ name: 'old' })) > 0) await new Promise((r) => setTimeout(r, 20));
+      expect((await c.find({}, { sort: { name: 1 } }).toArray()).map((d) => d['name'])).toEqual(['fresh', 'missing', 'no-date']);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
   });
 });

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Collection } from '../collection';
 import type { CursorRegistry } from '../cursors';
 import { MongoServerError } from '../errors';
-import type { Store } from '../store';
+import { validateNamespace, type Store } from '../store';
 import { isPlainObject, num, typeName, type Doc } from '../values';
 
 export interface ServerInfo {
@@ -44,7 +44,7 @@ export function collectionName(ctx: CommandContext): string {
       `collection name has invalid type ${typeName(v)}`,
     );
   }
-  if (v.length === 0) throw new MongoServerError('InvalidNamespace', `Invalid namespace specified '${ctx.db}.'`);
+  validateNamespace(ctx.db, v);
   return v;
 }
 

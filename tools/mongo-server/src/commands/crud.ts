@@ -170,23 +170,31 @@ function parseArrayFilters(v: unknown): Doc[] | undefined {
   return toView(v) as Doc[];
 }
 
-function doUpdate(coll: Collection, st: UpdateStatement): { n: number; nModified: number; upserted?: unknown; records: StoredRecord[] } {
+/**
+ * One update statement. The collection is created only when an upsert inserts, as in MongoDB, where an
+ * update that matches nothing leaves a missing collection missing.
+ */
+function doUpdate(
+  existing: Collection | undefined,
+  create: () => Collection,
+  st: UpdateStatement,
+): { n: number; nModified: number; upserted?: unknown; records: StoredRecord[] } {
   if (st.multi && st.update.kind === 'replacement') {
     throw new MongoServerError('FailedToParse', 'multi update is not supported for replacement-style update');
   }
   const filterView = toView(st.filter) as Doc;
-  const matches = findRecords(coll, st.filter, { sort: st.sort, limit: st.multi ? 0 : 1, variables: st.variables });
-  if (matches.length === 0) {
+  const matches = findRecords(existing, st.filter, { sort: st.sort, limit: st.multi ? 0 : 1, variables: st.variables });
+  if (matches.length === 0 || !existing) {
     if (!st.upsert) return { n: 0, nModified: 0, records: [] };
     const doc = upsertDocument(st.filter, st.update, { filterView, arrayFilters: st.arrayFilters, variables: st.variables });
-    const record = coll.insert(doc);
+    const record = create().insert(doc);
     return { n: 1, nModified: 0, upserted: record.doc['_id'], records: [record] };
   }
   let nModified = 0;
   for (const record of matches) {
     const next = updatedDocument(record, st.update, { filterView, arrayFilters: st.arrayFilters, variables: st.variables });
     if (next === record.doc || sameBson(next, record.doc)) continue;
-    coll.replace(record, next);
+    existing.replace(record, next);
     nModified++;
   }
   return { n: matches.length, nModified, records: matches };
@@ -211,7 +219,7 @@ const update: CommandHandler = {
     const name = collectionName(ctx);
     const statements = writeBatch(ctx, 'updates');
     const variables = optionalDoc(ctx, 'let');
-    const coll = ctx.store.ensureCollection(ctx.db, name);
+    const create = (): Collection => ctx.store.ensureCollection(ctx.db, name);
     let n = 0;
     let nModified = 0;
     const upserted: Doc[] = [];
@@ -228,13 +236,14 @@ const update: CommandHandler = {
     }
     const writeErrors = eachStatement(ctx, statements, (s, index) => {
       const sub = { ...ctx, name: 'update.updates', cmd: s };
+      const coll = ctx.store.collection(ctx.db, name);
       checkHint(coll, s['hint']);
       if (s['c'] !== undefined && !Array.isArray(s['u'])) {
         throw new MongoServerError('FailedToParse', "'c' (constants) may only be specified with pipeline-style updates");
       }
       const constants = isPlainObject(s['c']) ? (toView(s['c']) as Doc) : undefined;
       const vars = variables || constants ? { ...((toView(variables) as Doc) ?? {}), ...(constants ?? {}) } : undefined;
-      const res = doUpdate(coll, {
+      const res = doUpdate(coll, create, {
         filter: s['q'] as Doc,
         update: parseUpdate(s['u']),
         multi: optionalBool(sub, 'multi') ?? false,
@@ -327,12 +336,12 @@ const findAndModify: CommandHandler = {
       ctx.store.changed();
       return { lastErrorObject: { n: 1 }, value: projectRecords([record], fields)[0], ok: 1 };
     }
-    const coll = ctx.store.ensureCollection(ctx.db, name);
+    const coll = ctx.store.collection(ctx.db, name);
     checkHint(coll, ctx.cmd['hint']);
     const parsed = parseUpdate(rawUpdate);
     const [before] = findRecords(coll, filter, { sort, limit: 1, variables: vars });
     const beforeDoc = before?.doc;
-    const res = doUpdate(coll, {
+    const res = doUpdate(coll, () => ctx.store.ensureCollection(ctx.db, name), {
       filter,
       update: parsed,
       multi: false,
