@@ -214,16 +214,25 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       let version = versions.current() ?? (await refreshedVersion());
       let etag = responses.etag(selection, version, encoding);
       let response: CachedResponse | undefined;
+      let source: 'cache' | 'computed' | 'not-modified' = 'not-modified';
       if (!notModified(etag)) {
         response = responses.peek(etag);
+        source = 'cache';
         if (!response) {
           // A miss reads the stored version first: the body is computed at the committed version
           // even when an event was missed, and a newer version drops the stale entries.
           version = await refreshedVersion();
           etag = responses.etag(selection, version, encoding);
-          if (!notModified(etag)) response = await obtain(selection, version, encoding);
+          if (!notModified(etag)) {
+            response = await obtain(selection, version, encoding);
+            source = 'computed';
+          } else {
+            source = 'not-modified';
+          }
         }
       }
+      // pino-http's request line cannot carry the client name (bound above), so this line does.
+      req.log.info({ etag, source }, 'dataset request');
       if (!response) {
         res.writeHead(304, notModifiedHeaders(etag));
         res.end();
