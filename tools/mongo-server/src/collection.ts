@@ -95,7 +95,7 @@ export class Collection {
     if (eq.size === 0) return this.records;
     let best: Index | undefined;
     for (const index of this.indexes.values()) {
-      if (!index.complete || !index.fields.every((f) => eq.has(f))) continue;
+      if (!index.servesEquality || !index.fields.every((f) => eq.has(f))) continue;
       if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length) best = index;
     }
     if (!best) return this.records;

@@ -35,7 +35,7 @@ export const ErrorCodes = {
   InvalidPipelineOperator: 168,
   CannotIndexParallelArrays: 171,
   Location40324: 40324,
-  InvalidLength: 342,
+  InvalidLength: 16,
   UnsupportedOpQueryCommand: 352,
   BSONObjectTooLarge: 10334,
   DuplicateKey: 11000,

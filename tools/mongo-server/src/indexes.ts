@@ -47,9 +47,18 @@ export class Index {
     return this.spec.unique === true || this.spec.name === '_id_';
   }
 
-  /** Whether the index can answer an equality lookup for any value (sparse and partial ones cannot). */
+  /** Whether the index holds every document (sparse and partial ones leave some out). */
   get complete(): boolean {
     return !this.spec.sparse && !this.partial;
+  }
+
+  /**
+   * Whether the index can find every document equal to non-null values on all its fields. A sparse
+   * index can (a document with those values has the fields, so it is indexed); a partial one cannot
+   * unless the query implied its filter, which is not analysed here.
+   */
+  get servesEquality(): boolean {
+    return !this.partial;
   }
 
   /** The keys a record contributes, or none when a sparse or partial index leaves it out. */
@@ -78,10 +87,14 @@ export class Index {
     return [...out.values()];
   }
 
-  /** Throws E11000 if adding `view` for `self` would duplicate a key held by another record. */
+  /**
+   * Throws if `view` cannot be indexed: E11000 when it would duplicate a key another record holds, or
+   * CannotIndexParallelArrays. Called for every index before a write changes anything.
+   */
   checkUnique(view: Doc, self?: StoredRecord): void {
+    const keys = this.keysOf(view);
     if (!this.unique) return;
-    for (const { key, values } of this.keysOf(view)) {
+    for (const { key, values } of keys) {
       const holders = this.entries.get(key);
       if (holders && [...holders].some((r) => r !== self)) throw this.duplicateError(values);
     }

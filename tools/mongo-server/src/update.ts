@@ -156,7 +156,11 @@ function engineModifier(ops: Doc, now: Date): Doc {
     else if (op === '$push') {
       const push: Doc = {};
       for (const [path, v] of Object.entries(arg as Doc)) {
-        push[path] = isPlainObject(v) && '$sort' in v ? toView(v) : v;
+        if (isPlainObject(v) && '$each' in v) {
+          // Modifiers ($slice, $position, $sort) must be plain numbers for mingo; the pushed values keep
+          // their BSON types unless $sort has to compare them.
+          push[path] = { ...(toView(v) as Doc), $each: '$sort' in v ? toView(v['$each']) : v['$each'] };
+        } else push[path] = v;
       }
       out['$push'] = push;
     } else out[op] = toView(arg);

@@ -114,4 +114,45 @@ describe('CRUD through the official driver', () => {
     expect(await coll.countDocuments({ at: { $gte: new Date('2024-03-01T00:00:00Z') } })).toBe(1);
     expect(await coll.countDocuments({ at: new Date('2024-01-01T00:00:00Z') })).toBe(1);
   });
+
+  it('when indexed fields are queried by equality or $in, then the results equal those of a full scan', async () => {
+    // Indexes change speed, never results ("Indexes": https://www.mongodb.com/docs/manual/indexes/).
+    // A filter wrapped in $or is answered by scanning, so it is the reference here.
+    const coll = h.db.collection<NumberIdDoc>('idx');
+    await coll.createIndex({ k: 1 });
+    await coll.createIndex({ 'sub.x': 1 }, { sparse: true });
+    await coll.createIndex({ a: 1, b: 1 });
+    const values = [1, new Int32(1), Long.fromNumber(1), new Double(1), 2, 'a', 'b', null, true, new Date(0), ['a', 1], [], { y: 1 }];
+    const docs: NumberIdDoc[] = [];
+    for (let i = 0; i < 60; i++) {
+      const doc: NumberIdDoc = { _id: i };
+      if (i % 5 !== 0) doc['k'] = values[i % values.length];
+      if (i % 3 === 0) doc['sub'] = i % 2 ? { x: values[(i + 1) % values.length] } : [{ x: 'a' }, { x: 2 }];
+      doc['a'] = i % 4;
+      doc['b'] = i % 7 === 0 ? ['x', 'y'] : 'x';
+      docs.push(doc);
+    }
+    await coll.insertMany(docs);
+    const filters: Array<Record<string, unknown>> = [
+      { k: 1 },
+      { k: 'a' },
+      { k: true },
+      { k: new Date(0) },
+      { k: { $in: [2, 'b'] } },
+      { k: { $eq: 1 }, a: { $gt: 1 } },
+      { 'sub.x': 'a' },
+      { 'sub.x': 2 },
+      { a: 1, b: 'x' },
+      { a: 0, b: 'y' },
+      { $and: [{ a: 2 }, { b: 'x' }] },
+      { _id: { $in: [1, 2, 99] } },
+      { _id: 7 },
+    ];
+    for (const filter of filters) {
+      const viaIndex = (await coll.find(filter).toArray()).map((d) => d._id).sort((x, y) => x - y);
+      const viaScan = (await coll.find({ $or: [filter] }).toArray()).map((d) => d._id).sort((x, y) => x - y);
+      expect({ filter, ids: viaIndex }).toEqual({ filter, ids: viaScan });
+      expect(viaIndex.length).toBeGreaterThan(0);
+    }
+  });
 });

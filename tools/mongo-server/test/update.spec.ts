@@ -224,4 +224,14 @@ describe('updates', () => {
     const doc = await c.findOne({ _id: 1 as never });
     expect((doc?.['parts'] as string[]).length).toBe(2);
   });
+
+  it('when $push uses $each with $position, $slice and $sort, then the array is built as MongoDB does', async () => {
+    // "$push" modifiers: https://www.mongodb.com/docs/manual/reference/operator/update/push/
+    const c = h.db.collection('c');
+    await c.insertOne({ _id: 1 as never, a: [1, 2], s: [{ v: 3 }, { v: 1 }] });
+    await c.updateOne({ _id: 1 as never }, { $push: { a: { $each: [8, 9], $position: 0, $slice: 3 } } } as never);
+    await c.updateOne({ _id: 1 as never }, { $push: { s: { $each: [{ v: 2 }], $sort: { v: 1 } } } } as never);
+    await c.updateOne({ _id: 1 as never }, { $addToSet: { a: { $each: [8, 10] } } } as never);
+    expect(await c.findOne({ _id: 1 as never })).toEqual({ _id: 1, a: [8, 9, 1, 10], s: [{ v: 1 }, { v: 2 }, { v: 3 }] });
+  });
 });
