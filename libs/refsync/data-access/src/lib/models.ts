@@ -6,8 +6,18 @@ export const STATE_COLLECTION = 'refsync_state';
 /** The single state document's id. */
 export const STATE_ID = 'refsync';
 
+/**
+ * The `_id` of an item version: `<dataset>:<version>:<itemId>`. Deterministic, so the primary key
+ * itself guarantees one document per item and version (a re-staged item fails with E11000 instead of
+ * duplicating), with no extra unique index to maintain. Unambiguous: dataset and version hold no ':'.
+ */
+export function itemVersionId(dataset: Dataset, itemId: string, version: number): string {
+  return `${dataset}:${version}:${itemId}`;
+}
+
 /** One version of one item. Never updated after insert except for `supersededAt`. */
 export interface ItemVersionDoc {
+  _id: string;
   dataset: Dataset;
   itemId: string;
   /** The data version that wrote this document. */
@@ -39,6 +49,7 @@ export interface StateDoc {
 
 const itemVersionSchema = new Schema<ItemVersionDoc>(
   {
+    _id: { type: String, required: true },
     dataset: { type: String, enum: DATASETS, required: true },
     itemId: { type: String, required: true },
     version: { type: Number, required: true },
@@ -56,22 +67,19 @@ const itemVersionSchema = new Schema<ItemVersionDoc>(
     minimize: false,
   },
 );
-// Diff (sinceVersion=N at V): a range scan over (N, V] already in response order, so its cost
-// follows the number of changes. Unique: one document per item and version; a crashed run's
-// leftovers make a re-stage fail loudly instead of duplicating an item.
-itemVersionSchema.index(
-  { dataset: 1, version: 1, itemId: 1 },
-  { unique: true, name: 'dataset_version_item' },
-);
-// Full list (no sinceVersion): the latest, non-deleted documents in response order.
+// Indexes serve MongoDB and the project's own wire-compatible server alike. The latter uses an
+// index only when equality or $in pins every field of it, which is why the diff is queried as
+// `version $in (N, V]` on {dataset, version} rather than as a range on a longer index.
+//
+// Diff (sinceVersion=N at V): point lookups of the versions in (N, V], so its cost follows the
+// number of documents written since N, not the dataset size. Also recover()'s `version > V`.
+itemVersionSchema.index({ dataset: 1, version: 1 }, { name: 'dataset_version' });
+// Per-item lookups of the write side (superseding, tombstone data): cost follows the change set.
+itemVersionSchema.index({ dataset: 1, itemId: 1 }, { name: 'dataset_item' });
+// Full list (no sinceVersion) on MongoDB: the latest non-deleted documents in response order.
 itemVersionSchema.index(
   { dataset: 1, supersededAt: 1, isDeleted: 1, version: 1, itemId: 1 },
   { name: 'dataset_superseded_deleted_version_item' },
-);
-// Per-item lookups of the write side (superseding, tombstone data): cost follows the change set.
-itemVersionSchema.index(
-  { dataset: 1, itemId: 1, supersededAt: 1 },
-  { name: 'dataset_item_superseded' },
 );
 
 const outboxEventSchema = new Schema<OutboxEventDoc>(
@@ -114,7 +122,7 @@ export function refsyncModels(conn: Connection): RefsyncModels {
 
 /**
  * Builds the declared indexes now and waits for them (instead of mongoose's lazy autoIndex), e.g.
- * at start-up or in tests that rely on the unique index.
+ * at start-up, or in tests and benchmarks that measure queries.
  */
 export async function ensureRefsyncIndexes(conn: Connection): Promise<void> {
   const { Item, State } = refsyncModels(conn);

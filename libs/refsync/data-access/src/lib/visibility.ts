@@ -14,11 +14,25 @@ export function visibleAt(dataset: Dataset, version: number) {
   };
 }
 
-/** Visible documents changed after `since`: the diff. */
+/**
+ * Up to this many versions, the diff lists them explicitly. Beyond it (a client years behind) the
+ * answer is close to a full list anyway, and a range is the cheaper query.
+ */
+export const MAX_DIFF_VERSIONS_AS_LIST = 1000;
+
+/**
+ * Visible documents changed after `since`: the diff. Versions are dense integers, so (since, V] is
+ * a finite set; as an $in of point lookups it uses {dataset, version} on any engine.
+ */
 export function changedSinceAt(dataset: Dataset, since: number, version: number) {
+  const count = version - since;
+  const versions =
+    count <= MAX_DIFF_VERSIONS_AS_LIST
+      ? { $in: Array.from({ length: count }, (_, i) => since + 1 + i) }
+      : { $gt: since, $lte: version };
   return {
     dataset,
-    version: { $gt: since, $lte: version },
+    version: versions,
     $or: [{ supersededAt: null }, { supersededAt: { $gt: version } }],
   };
 }

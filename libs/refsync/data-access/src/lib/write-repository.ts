@@ -3,7 +3,13 @@ import { contentHash } from '@nhp/refsync-domain';
 import { duplicateKeyInfo } from '@nhp/shared-persistence';
 import type { Connection } from 'mongoose';
 import { RefsyncStagingError, RefsyncVersionConflictError } from './errors';
-import { refsyncModels, STATE_ID, type ItemVersionDoc, type OutboxEventDoc } from './models';
+import {
+  itemVersionId,
+  refsyncModels,
+  STATE_ID,
+  type ItemVersionDoc,
+  type OutboxEventDoc,
+} from './models';
 import type { RefsyncState } from './read-repository';
 import { visibleAt } from './visibility';
 
@@ -188,6 +194,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       }
       const data = prior ? prior.data : change.data;
       return {
+        _id: itemVersionId(dataset, change.itemId, nextVersion),
         dataset,
         itemId: change.itemId,
         version: nextVersion,
