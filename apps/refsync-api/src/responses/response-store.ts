@@ -133,12 +133,21 @@ export class ResponseStore {
     this.lru.clear();
   }
 
-  stats(): { entries: number; bytes: number; maxBytes: number; computed: number } {
+  stats(): {
+    entries: number;
+    bytes: number;
+    maxBytes: number;
+    computed: number;
+    versions: number[];
+  } {
+    const versions = new Set<number>();
+    for (const response of this.lru.values()) versions.add(response.version);
     return {
       entries: this.lru.size,
       bytes: this.lru.totalBytes,
       maxBytes: this.lru.maxBytes,
       computed: this.computed,
+      versions: [...versions].sort((a, b) => a - b),
     };
   }
 
