@@ -6,7 +6,7 @@
 // - "Transactions" ("Multi-document transactions are available for replica sets and sharded clusters";
 //   a standalone refuses transaction numbers): https://www.mongodb.com/docs/manual/core/transactions/
 // - "hello" response fields: https://www.mongodb.com/docs/manual/reference/command/hello/
-import { MongoServerError } from 'mongodb';
+import { MongoServerError, UUID } from 'mongodb';
 import { serverError, startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 describe('errors and strictness', () => {
@@ -128,5 +128,11 @@ describe('errors and strictness', () => {
   it('when a namespace is invalid, then InvalidNamespace (73) is returned', async () => {
     const err = await serverError(h.db.command({ insert: 'bad$name', documents: [{ a: 1 }] }));
     expect(err.code).toBe(73);
+  });
+
+  it('when the client closes after using sessions, then endSessions (sent with w: 0) is accepted', async () => {
+    // "endSessions": https://www.mongodb.com/docs/manual/reference/command/endSessions/
+    const res = await h.db.admin().command({ endSessions: [{ id: new UUID() }], writeConcern: { w: 1 } });
+    expect(res['ok']).toBe(1);
   });
 });

@@ -75,8 +75,9 @@ const getParameter: CommandHandler = {
   },
 };
 
-const endSessions: CommandHandler = { fields: [], run: () => ({ ok: 1 }) };
-const killSessions: CommandHandler = { fields: [], run: () => ({ ok: 1 }) };
+// The driver ends its sessions on close with `writeConcern: { w: 0 }` (and so without waiting for a reply).
+const endSessions: CommandHandler = { fields: [], write: true, run: () => ({ ok: 1 }) };
+const killSessions: CommandHandler = { fields: [], write: true, run: () => ({ ok: 1 }) };
 
 const connectionStatus: CommandHandler = {
   fields: ['showPrivileges'],
