@@ -52,7 +52,7 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
     checkGeneric(handler, cmd);
     const ctx: CommandContext = { name, db, cmd, store: deps.store, cursors: deps.cursors, server, logger: log };
     if (log.isLevelEnabled('debug')) {
-      const coll = typeof cmd[name] === 'string' ? cmd[name] : undefined;
+      const coll = typeof cmd[name] === 'string' ? cmd[name] : typeof cmd['collection'] === 'string' ? cmd['collection'] : undefined;
       log.debug({ command: name, db, collection: coll, connectionId: server.connectionId }, 'command');
       if (log.isLevelEnabled('trace')) log.trace({ command: name, body: cmd }, 'command body');
     }
