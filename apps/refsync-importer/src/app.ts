@@ -129,6 +129,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
   });
 
   return {
+    config,
     conn,
     writeRepo,
     runs,

@@ -18,15 +18,17 @@ export const syncCompletedEvent = defineEvent({
 });
 
 /**
- * The stream downstream services consume from. File storage survives a NATS restart; the
- * duplicate window (a day, far above the two minutes asked for) lets a re-publish after a long
- * outage still be recognised; 30 days of history let a consumer that was away catch up.
+ * The stream downstream services consume from. File storage survives a NATS restart. The duplicate
+ * window (an hour, well above the two minutes asked for) covers a re-publish after an importer
+ * crash between the ack and marking the event sent; it is not longer because event ids restart
+ * with the version numbers if the database is ever rebuilt. 30 days of history let a consumer that
+ * was away catch up.
  */
 export const refsyncStreamSpec: StreamSpec = {
   name: REFSYNC_STREAM,
   subjects: ['refsync.events.>'],
   storage: 'file',
-  duplicateWindowMs: 24 * 60 * 60 * 1000,
+  duplicateWindowMs: 60 * 60 * 1000,
   maxAgeMs: 30 * 24 * 60 * 60 * 1000,
 };
 

@@ -116,8 +116,11 @@ export function createImporter(options: ImporterOptions) {
         };
         await runs
           .record({
-            ...base,
+            runId,
+            trigger: request.trigger,
+            dryRun,
             instance: options.instance,
+            startedAt,
             outcome: 'skipped',
             endedAt: report.endedAt,
             error: report.error ?? null,

@@ -1,0 +1,100 @@
+import { createLeaseRepository } from '@nhp/refsync-data-access';
+import { useTestInfra } from '@nhp/shared-testing';
+import type { ImporterContext } from '../src/app';
+import {
+  readerView,
+  rg,
+  startContext,
+  testConfig,
+  tg,
+  upstreamDir,
+  writeUpstream,
+} from './helpers';
+
+const infra = useTestInfra();
+
+describe('single leader', () => {
+  let files: Awaited<ReturnType<typeof upstreamDir>>;
+  const contexts: ImporterContext[] = [];
+  beforeAll(async () => {
+    files = await upstreamDir();
+  });
+  afterAll(async () => {
+    for (const ctx of contexts) await ctx.close();
+    await files.cleanup();
+  });
+
+  async function twoImporters(name: string) {
+    const env = {
+      REFSYNC_SOURCE_TREATMENT_GROUP: await writeUpstream(
+        files.dir,
+        `${name}-tg.json`,
+        Array.from({ length: 300 }, (_, i) => tg(`T${i}`)),
+      ),
+      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: await writeUpstream(files.dir, `${name}-rg.json`, [
+        rg('R1'),
+      ]),
+    };
+    const first = await startContext(testConfig(infra.get(), env), { connectToNats: false });
+    const second = await startContext(testConfig(infra.get(), env, first.config.MONGO_URL), {
+      connectToNats: false,
+    });
+    contexts.push(first, second);
+    return [first, second] as const;
+  }
+
+  it('when two importers start a run together, then exactly one run commits', async () => {
+    const [a, b] = await twoImporters('together');
+    expect(a.instance).not.toBe(b.instance);
+    const reports = await Promise.all([
+      a.importer.run({ trigger: 'schedule' }),
+      b.importer.run({ trigger: 'schedule' }),
+    ]);
+    const outcomes = reports.map((r) => r.outcome).sort();
+    // The loser either skipped (the winner held the lease) or ran after it and found nothing new.
+    expect(outcomes.filter((o) => o === 'committed')).toHaveLength(1);
+    expect(outcomes.every((o) => ['committed', 'skipped', 'unchanged'].includes(o))).toBe(true);
+    expect((await readerView(a.conn)).version).toBe(1);
+    const skipped = reports.find((r) => r.outcome === 'skipped');
+    if (skipped) expect(skipped.error?.message).toMatch(/holds the lease/);
+  });
+
+  it('when another instance holds a live lease, then a run skips and says who holds it; once it expires, a run proceeds', async () => {
+    const [a] = await twoImporters('held');
+    const leases = createLeaseRepository(a.conn);
+    const now = new Date();
+    expect(await leases.acquire('dead-instance', 400, now)).toMatchObject({ acquired: true });
+
+    const skipped = await a.importer.run({ trigger: 'schedule' });
+    expect(skipped).toMatchObject({ outcome: 'skipped', error: { reason: 'lease_held' } });
+    expect(skipped.error?.message).toContain('dead-instance');
+    expect((await a.runs.get(skipped.runId))?.outcome).toBe('skipped');
+
+    // The holder died (never renews): after its expiry the lease is free.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await a.importer.run({ trigger: 'schedule' })).toMatchObject({ outcome: 'committed' });
+  });
+});
+
+describe('lease repository', () => {
+  it('when two holders race for the lease, then one gets it, renewals work only for the holder, and release frees it', async () => {
+    const ctx = await startContext(testConfig(infra.get(), {}), { connectToNats: false });
+    try {
+      const leases = createLeaseRepository(ctx.conn, 'test-lease');
+      const [x, y] = await Promise.all([leases.acquire('x', 10_000), leases.acquire('y', 10_000)]);
+      expect([x.acquired, y.acquired].sort()).toEqual([false, true]);
+      const winner = x.acquired ? 'x' : 'y';
+      const loser = x.acquired ? 'y' : 'x';
+      const lost = x.acquired ? y : x;
+      expect(lost).toMatchObject({ acquired: false, heldBy: { holder: winner } });
+      expect(await leases.renew(winner, 10_000)).toBe(true);
+      expect(await leases.renew(loser, 10_000)).toBe(false);
+      expect((await leases.acquire(winner, 10_000)).acquired).toBe(true); // re-entrant for its holder
+      await leases.release(winner);
+      expect((await leases.acquire(loser, 10_000)).acquired).toBe(true);
+      expect(await leases.renew(winner, 10_000)).toBe(false);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
