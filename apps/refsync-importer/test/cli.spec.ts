@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { useTestInfra, withDatabase } from '@nhp/shared-testing';
+import { rg, tg, upstreamDir, writeUpstream } from './helpers';
+
+const infra = useTestInfra();
+const repoRoot = resolve(__dirname, '../../..');
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the importer as `npm run refsync-importer` does (tsx, path aliases from tsconfig.base.json). */
+function importer(args: string[], env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'apps/refsync-importer/src/main.ts', ...args],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        NATS_URL: infra.get().natsUrl,
+        REFSYNC_LEASE_TTL_MS: '5000',
+        TSX_TSCONFIG_PATH: resolve(repoRoot, 'tsconfig.base.json'),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const finished = new Promise<Finished>((done) =>
+    child.on('exit', (code) => done({ code, ...out })),
+  );
+  return { child, out, finished };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe('refsync-importer command line (child processes)', () => {
+  let files: Awaited<ReturnType<typeof upstreamDir>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    files = await upstreamDir();
+    env = {
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_cli`),
+      REFSYNC_SOURCE_TREATMENT_GROUP: await writeUpstream(files.dir, 'tg.json', [
+        tg('T1'),
+        tg('T2'),
+      ]),
+      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: await writeUpstream(files.dir, 'rg.json', [rg('R1')]),
+    };
+  });
+  afterAll(async () => {
+    await files.cleanup();
+  });
+
+  it('when --once commits, finds nothing, or aborts, then the exit code says so; --dry-run and --history print what happened', async () => {
+    const committed = await importer(['--once'], env).finished;
+    expect(committed.code).toBe(0);
+    expect(committed.stdout).toMatch(/committed version 1 \(previous 0\)/);
+    expect(committed.stdout).toMatch(/events published: 1/);
+    expect(committed.stderr).toMatch(/"runId":"[0-9a-f-]{36}"/);
+
+    const unchanged = await importer(['--once'], env).finished;
+    expect(unchanged.code).toBe(0);
+    expect(unchanged.stdout).toMatch(/nothing to commit; version stays 1/);
+
+    await writeUpstream(files.dir, 'tg.json', [
+      tg('T1', 'endret'),
+      tg('T2'),
+      tg('T3'),
+      { id: 'T4' },
+    ]);
+    const aborted = await importer(['--once'], env).finished;
+    expect(aborted.code).toBe(3);
+    expect(aborted.stdout).toMatch(/aborted/);
+    expect(aborted.stdout).toMatch(/treatmentGroup item #4 \(line \d+\) id "T4": name:/);
+
+    await writeUpstream(files.dir, 'tg.json', [tg('T1', 'endret'), tg('T3')]);
+    const dry = await importer(['--dry-run'], env).finished;
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/\+ T3/);
+    expect(dry.stdout).toMatch(/~ T1/);
+    expect(dry.stdout).toMatch(/- T2/);
+    expect(dry.stdout).toMatch(
+      /a real run would abort: treatmentGroup: the run would delete 1 of 2/,
+    );
+
+    const history = await importer(['--history'], env).finished;
+    expect(history.code).toBe(0);
+    const lines = history.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^started \(UTC\)/);
+    expect(history.stdout).toMatch(/dry-run/);
+    expect(history.stdout).toMatch(/aborted/);
+    expect(history.stdout).toMatch(/unchanged/);
+    expect(history.stdout).toMatch(/committed\s+0→1/);
+
+    const usage = await importer(['--bogus'], env).finished;
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/usage: npm run refsync-importer/);
+  }, 120_000);
+
+  it('when started without arguments, then the worker serves probes, says which admin token it accepts, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const worker = importer([], {
+      ...env,
+      REFSYNC_IMPORTER_PORT: String(port),
+      REFSYNC_IMPORTER_HOST: '127.0.0.1',
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!worker.out.stdout.includes('refsync-importer listening')) {
+        if (worker.child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`worker did not start: ${worker.out.stdout}${worker.out.stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(worker.out.stdout).toContain('local-admin-token');
+      expect(worker.out.stdout).toMatch(/"nextRun":"\d{4}-/);
+      const health = await fetch(`http://127.0.0.1:${port}/livez`);
+      expect(health.status).toBe(200);
+      const sync = await fetch(`http://127.0.0.1:${port}/sync?wait=true`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer local-admin-token' },
+      });
+      expect(sync.status).toBe(200);
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+    expect((await worker.finished).code).toBe(0);
+  }, 60_000);
+
+  it('when NODE_ENV is production and no admin token is set, then the importer refuses to start', async () => {
+    const refused = await importer(['--once'], { ...env, NODE_ENV: 'production' }).finished;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/REFSYNC_IMPORTER_ADMIN_TOKEN: required in production/);
+  }, 60_000);
+});
