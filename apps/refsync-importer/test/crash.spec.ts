@@ -66,7 +66,7 @@ describe('crash safety', () => {
     const view = await readerView(ctx.conn);
     expect(view.version).toBe(1);
     expect(ids(view.treatmentGroup)).toEqual(['T1', 'T2', 'T3', 'T4', 'T5']);
-    expect(view.treatmentGroup.find((i) => i.id === 'T1')?.name).toBe(tg('T1').name);
+    expect(view.treatmentGroup.find((i) => i.id === 'T1')).toEqual(tg('T1'));
     expect(
       await view.reader.listItems('treatmentGroup', { atVersion: 1, sinceVersion: 1 }),
     ).toEqual([]);
