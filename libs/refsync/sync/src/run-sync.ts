@@ -50,6 +50,12 @@ export interface SyncOptions {
   dryRun?: boolean;
   /** Items per staging write; bounds memory and request size. */
   batchSize?: number;
+  /**
+   * Up to this many changed items per dataset are kept in memory from the validating pass and
+   * staged from there (the usual nightly run); more (an initial import) are read again from the
+   * upstream snapshot in a second pass, so memory stays bounded either way.
+   */
+  maxBufferedChanges?: number;
   /** Test seam: runs after the change set is staged and before the commit. */
   afterStaged?: (info: { nextVersion: number }) => Promise<void>;
 }
@@ -86,11 +92,14 @@ interface DatasetPlan {
   summary: DatasetSummary;
   /** id -> hash of every item to write as active (added, changed, reappeared). */
   upserts: Map<string, string>;
+  /** The validated data of the upserts, kept from the first pass while they are few enough. */
+  buffered?: Map<string, unknown>;
   deleted: Set<string>;
   ids: ChangeIds;
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
+const DEFAULT_MAX_BUFFERED_CHANGES = 10_000;
 
 /**
  * One synchronisation: read both upstream snapshots, validate every item against the contracts,
@@ -98,8 +107,9 @@ const DEFAULT_BATCH_SIZE = 1000;
  * change set as version V+1 with one commit write (or record a no-change run).
  *
  * Memory is bounded by the number of ids, not by the data: the first pass over each snapshot keeps
- * only id -> hash; the second pass stages the changed items in batches, and checks each hash again
- * so an upstream file rewritten during the run aborts instead of mixing two files.
+ * id -> hash, plus the data of changed items while they are few (maxBufferedChanges). When there
+ * are more, a second pass stages them in batches and checks each hash again, so an upstream file
+ * rewritten during the run aborts instead of mixing two files.
  */
 export async function runSync(deps: SyncDependencies, options: SyncOptions): Promise<SyncResult> {
   const now = deps.now ?? (() => new Date());
@@ -142,7 +152,13 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
     const report: ValidationReport = { invalidItems: [], duplicateIds: [] };
     const plans = {} as Record<Dataset, DatasetPlan>;
     for (const dataset of DATASETS) {
-      plans[dataset] = await planDataset(dataset, opened[dataset], deps.store, report);
+      plans[dataset] = await planDataset(
+        dataset,
+        opened[dataset],
+        deps.store,
+        report,
+        options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES,
+      );
     }
     const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<
       Dataset,
@@ -324,11 +340,16 @@ async function planDataset(
   snapshot: UpstreamSnapshot,
   store: SyncStore,
   report: ValidationReport,
+  maxBuffered: number,
 ): Promise<DatasetPlan> {
   const committed: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
+  const committedById = new Map<string, { hash: string; isDeleted: boolean }>();
   for await (const item of store.committedRefs(dataset)) {
-    committed.push({ id: item.itemId, hash: item.hash, isDeleted: item.isDeleted });
+    const ref = { id: item.itemId, hash: item.hash, isDeleted: item.isDeleted };
+    committed.push(ref);
+    committedById.set(ref.id, ref);
   }
+  let buffered: Map<string, unknown> | undefined = new Map();
 
   const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
   const firstSeenAt = new Map<string, number>();
@@ -349,6 +370,11 @@ async function planDataset(
     }
     firstSeenAt.set(id, record.index);
     upstream.push({ id, data: undefined, hash });
+    const previous = committedById.get(id);
+    if (buffered && (!previous || previous.isDeleted || previous.hash !== hash)) {
+      if (buffered.size < maxBuffered) buffered.set(id, result.item.data);
+      else buffered = undefined; // too many: stage from a second pass instead
+    }
   }
   report.duplicateIds.push(...duplicates.values());
 
@@ -369,6 +395,7 @@ async function planDataset(
       total: c.activeAfter,
     },
     upserts,
+    ...(buffered ? { buffered } : {}),
     deleted: new Set(changeSet.deleted.map((d) => d.id)),
     ids: {
       added: changeSet.added.map((i) => i.id),
@@ -430,8 +457,20 @@ async function stageDataset(
     if (batch.length >= batchSize) await flush();
   }
 
+  if (plan.buffered) {
+    for (const [itemId, hash] of plan.upserts) {
+      batch.push({ itemId, data: plan.buffered.get(itemId), hash, isDeleted: false });
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+    return;
+  }
+
   const pending = new Map(plan.upserts);
   for await (const record of readable(dataset, snapshot)) {
+    // Unchanged items (the vast majority) are skipped before the costly validation and hashing.
+    const rawId = (record.value as { id?: unknown } | null | undefined)?.id;
+    if (typeof rawId === 'string' && !pending.has(rawId)) continue;
     const result = validate(dataset, record);
     if (!result.ok)
       throw upstreamChanged(dataset, `item #${record.index} no longer passes the contract`);

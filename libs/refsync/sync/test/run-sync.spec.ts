@@ -239,8 +239,28 @@ describe('runSync', () => {
     sources.treatmentGroup.onRead = (pass) => {
       if (pass === 2) sources.treatmentGroup.values = [tg('T1', 'sneaky')];
     };
-    await expect(sync()).rejects.toMatchObject({ reason: 'upstream_changed' });
+    // More changes than may be kept in memory: staged from a second pass, which checks each hash.
+    await expect(sync({ maxBufferedChanges: 0 })).rejects.toMatchObject({
+      reason: 'upstream_changed',
+    });
     expect(store.version).toBe(0);
+  });
+
+  it('when the changes fit in memory, then each upstream file is read once; when they do not, twice, with the same result', async () => {
+    const reads: number[] = [];
+    const { store, sources, sync } = setup([tg('T1'), tg('T2')], [rg('R1')]);
+    sources.treatmentGroup.onRead = (pass) => reads.push(pass);
+    await sync();
+    expect(reads).toEqual([1]);
+    sources.treatmentGroup.values = [tg('T1', 'ny'), tg('T2'), tg('T3')];
+    reads.length = 0;
+    await sync({ maxBufferedChanges: 1 });
+    expect(reads).toEqual([1, 2]);
+    expect(store.committed.treatmentGroup.get('T1')).toMatchObject({
+      data: tg('T1', 'ny'),
+      version: 2,
+    });
+    expect(store.active('treatmentGroup')).toEqual(['T1', 'T2', 'T3']);
   });
 
   it('when there are many changes, then they are staged in batches no larger than the batch size', async () => {

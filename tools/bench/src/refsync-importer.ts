@@ -1,0 +1,162 @@
+/**
+ * refsync-importer benchmark: an initial import of 100k items, then a run where 1% of them changed.
+ *
+ *   npm run bench -- refsync-importer        (or: npx tsx --tsconfig tsconfig.base.json tools/bench/src/refsync-importer.ts)
+ *
+ * The importer runs as it does in production, `refsync-importer --once` in its own Node process,
+ * against the project's MongoDB-compatible server (or MONGO_URL) and a nats-server. Durations come
+ * from the importer's own run records (process start-up is not part of a run); documents written
+ * are counted in the database afterwards. Targets (issue 5): the second run writes at most
+ * 1.1 × changed items + a constant documents, and takes at most 0.3 × the initial import's time.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { start as startMongoServer } from '@nhp/mongo-server';
+import { createRunRepository, refsyncModels } from '@nhp/refsync-data-access';
+import { syntheticItems, writeItems } from '@nhp/refsync-sample-data';
+import { createLogger } from '@nhp/shared-logger';
+import { closeMongo, connectMongo } from '@nhp/shared-persistence';
+import { startNatsServer, withDatabase } from '@nhp/shared-testing';
+
+const ROOT = resolve(__dirname, '../../..');
+const REIMBURSEMENT_ITEMS = 90_000;
+const TREATMENT_ITEMS = 10_000;
+const CHANGE_SHARE = 0.01;
+/** Per run: the state document's commit, the run record (start, finish), the lease (take, release). */
+const CONSTANT_DOCUMENTS = 10;
+
+function runImporterOnce(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'apps/refsync-importer/src/main.ts', '--once'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'),
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'development',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
+  return new Promise((done) => child.on('exit', (code) => done({ code, output })));
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
+
+export async function run(): Promise<void> {
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const dir = await mkdtemp(join(tmpdir(), 'refsync-importer-bench-'));
+  const mongo = process.env['MONGO_URL'] ? undefined : await startMongoServer({ port: 0 });
+  const nats = await startNatsServer();
+  const mongoUrl = withDatabase(
+    process.env['MONGO_URL'] ?? mongo?.uri ?? '',
+    `bench_importer_${randomBytes(4).toString('hex')}`,
+  );
+  const logger = createLogger({ name: 'bench', level: 'warn' });
+  const conn = await connectMongo({ uri: mongoUrl, logger });
+  try {
+    const tgFile = join(dir, 'treatment-groups.json');
+    const rgFile = join(dir, 'reimbursement-groups.json');
+    const env = {
+      MONGO_URL: mongoUrl,
+      NATS_URL: nats.url,
+      REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(tgFile).href,
+      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(rgFile).href,
+    };
+    const total = REIMBURSEMENT_ITEMS + TREATMENT_ITEMS;
+    say(
+      `generating ${total} synthetic items (${REIMBURSEMENT_ITEMS} reimbursement groups, ${TREATMENT_ITEMS} treatment groups)`,
+    );
+    await writeItems(rgFile, syntheticItems('reimbursementGroup', REIMBURSEMENT_ITEMS), 'json');
+    await writeItems(tgFile, syntheticItems('treatmentGroup', TREATMENT_ITEMS), 'json');
+
+    const runs = createRunRepository(conn);
+    const { Item } = refsyncModels(conn);
+    const measure = async (label: string) => {
+      const result = await runImporterOnce(env);
+      if (result.code !== 0)
+        throw new Error(
+          `${label}: refsync-importer --once exited ${result.code}\n${result.output}`,
+        );
+      const [record] = await runs.recent(1);
+      if (!record?.endedAt || record.committedVersion === null)
+        throw new Error(`${label}: no committed run recorded\n${result.output}`);
+      const version = record.committedVersion;
+      const inserted = await Item.countDocuments({ version });
+      const superseded = await Item.countDocuments({ supersededAt: version });
+      return {
+        durationMs: record.endedAt.getTime() - record.startedAt.getTime(),
+        version,
+        inserted,
+        superseded,
+        datasets: record.datasets,
+      };
+    };
+
+    say('initial import …');
+    const initial = await measure('initial import');
+    say(
+      `initial import: ${total} items committed as version ${initial.version} in ${seconds(initial.durationMs)}; documents written: ${initial.inserted + initial.superseded}`,
+    );
+
+    await writeItems(
+      rgFile,
+      syntheticItems('reimbursementGroup', REIMBURSEMENT_ITEMS, { changeShare: CHANGE_SHARE }),
+      'json',
+    );
+    await writeItems(
+      tgFile,
+      syntheticItems('treatmentGroup', TREATMENT_ITEMS, { changeShare: CHANGE_SHARE }),
+      'json',
+    );
+    say('second run (1% changed) …');
+    const second = await measure('second run');
+    const changed = Object.values(second.datasets ?? {}).reduce(
+      (n, c) => n + c.added + c.changed + c.deleted + c.reappeared,
+      0,
+    );
+    const written = second.inserted + second.superseded + 1;
+
+    const writeLimit = 1.1 * changed + CONSTANT_DOCUMENTS;
+    const ratio = second.durationMs / initial.durationMs;
+    say('');
+    say(
+      `second run: ${changed} changed items of ${total}, committed as version ${second.version} in ${seconds(second.durationMs)}`,
+    );
+    say(
+      `  documents written: ${written} (item versions inserted ${second.inserted}, previous versions marked superseded ${second.superseded}, state commit 1)` +
+        `  target <= 1.1 x ${changed} + ${CONSTANT_DOCUMENTS} = ${writeLimit.toFixed(0)}: ${verdict(written <= writeLimit)}`,
+    );
+    say(
+      `  new documents only: ${second.inserted + 1}  (same target: ${verdict(second.inserted + 1 <= writeLimit)}); per changed item: ${(written / Math.max(1, changed)).toFixed(2)} writes`,
+    );
+    say(
+      `  duration: ${seconds(second.durationMs)} / ${seconds(initial.durationMs)} = ${ratio.toFixed(3)}  target <= 0.3: ${verdict(ratio <= 0.3)}`,
+    );
+  } finally {
+    await closeMongo(conn);
+    await nats.dispose();
+    await mongo?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  run().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
