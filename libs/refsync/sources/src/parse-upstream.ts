@@ -31,7 +31,10 @@ export async function* parseUpstream(
   }
   head = head.replace(/^\uFEFF/, '');
   const first = /[^\s]/.exec(head);
-  if (!first) return; // empty: the sync decides what an empty upstream means
+  if (!first) {
+    await iterator.return?.();
+    return; // empty: the sync decides what an empty upstream means
+  }
 
   const rest = (async function* () {
     yield head;
@@ -44,8 +47,13 @@ export async function* parseUpstream(
     if (tail) yield tail;
   })();
 
-  if (first[0] === '[') yield* splitJsonArray(rest);
-  else yield* splitNdjson(rest);
+  try {
+    if (first[0] === '[') yield* splitJsonArray(rest);
+    else yield* splitNdjson(rest);
+  } finally {
+    // A reader that stops early (it found what it needed) releases the underlying stream.
+    await iterator.return?.();
+  }
 }
 
 const enum State {

@@ -342,13 +342,23 @@ async function planDataset(
   report: ValidationReport,
   maxBuffered: number,
 ): Promise<DatasetPlan> {
-  const committed: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
-  const committedById = new Map<string, { hash: string; isDeleted: boolean }>();
-  for await (const item of store.committedRefs(dataset)) {
-    const ref = { id: item.itemId, hash: item.hash, isDeleted: item.isDeleted };
-    committed.push(ref);
-    committedById.set(ref.id, ref);
-  }
+  // The committed refs load while the upstream file is parsed: both take seconds at 100k items.
+  // Items read before the refs are in cannot be judged yet; if they changed, staging reads them
+  // again (a second pass that stops as soon as it has them).
+  let committedById: Map<string, { hash: string; isDeleted: boolean }> | undefined;
+  const committedLoaded = (async () => {
+    const refs: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
+    const byId = new Map<string, { hash: string; isDeleted: boolean }>();
+    for await (const item of store.committedRefs(dataset)) {
+      const ref = { id: item.itemId, hash: item.hash, isDeleted: item.isDeleted };
+      refs.push(ref);
+      byId.set(ref.id, ref);
+    }
+    committedById = byId;
+    return refs;
+  })();
+  // Observed below; this only keeps an early failure from being reported as unhandled meanwhile.
+  committedLoaded.catch(() => undefined);
   let buffered: Map<string, unknown> | undefined = new Map();
 
   const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
@@ -370,14 +380,15 @@ async function planDataset(
     }
     firstSeenAt.set(id, record.index);
     upstream.push({ id, data: undefined, hash });
-    const previous = committedById.get(id);
-    if (buffered && (!previous || previous.isDeleted || previous.hash !== hash)) {
+    const previous = committedById?.get(id);
+    if (buffered && committedById && (!previous || previous.isDeleted || previous.hash !== hash)) {
       if (buffered.size < maxBuffered) buffered.set(id, result.item.data);
       else buffered = undefined; // too many: stage from a second pass instead
     }
   }
   report.duplicateIds.push(...duplicates.values());
 
+  const committed = await committedLoaded;
   const changeSet = computeChangeSet(upstream, committed);
   const c = changeSet.counts;
   const upserts = new Map<string, string>();
@@ -457,17 +468,23 @@ async function stageDataset(
     if (batch.length >= batchSize) await flush();
   }
 
-  if (plan.buffered) {
-    for (const [itemId, hash] of plan.upserts) {
+  // Changed items kept from the first pass are staged from memory; the others are read again.
+  const pending = new Map<string, string>();
+  for (const [itemId, hash] of plan.upserts) {
+    if (plan.buffered?.has(itemId)) {
       batch.push({ itemId, data: plan.buffered.get(itemId), hash, isDeleted: false });
       if (batch.length >= batchSize) await flush();
+    } else {
+      pending.set(itemId, hash);
     }
+  }
+  if (pending.size === 0) {
     await flush();
     return;
   }
 
-  const pending = new Map(plan.upserts);
   for await (const record of readable(dataset, snapshot)) {
+    if (pending.size === 0) break; // everything needed was found: no need to read the rest
     // Unchanged items (the vast majority) are skipped before the costly validation and hashing.
     const rawId = (record.value as { id?: unknown } | null | undefined)?.id;
     if (typeof rawId === 'string' && !pending.has(rawId)) continue;
