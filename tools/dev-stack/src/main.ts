@@ -46,6 +46,9 @@ const apps: AppSpec[] = [
   },
 ];
 
+/** What main() has started so far, stopped in reverse if start-up fails half way. */
+const startedInfra: Array<() => Promise<void>> = [];
+
 const say = (line: string) => process.stdout.write(`\x1b[1m[dev-stack]\x1b[0m ${line}\n`);
 
 function pipeWithPrefix(
@@ -117,6 +120,7 @@ async function main(): Promise<void> {
   let natsUrl = process.env['NATS_URL'];
   if (!natsUrl) {
     nats = await startNatsServer({ storeDir: join(dataDir, 'nats') });
+    startedInfra.push(() => (nats ? nats.dispose() : Promise.resolve()));
     natsUrl = nats.url;
     say(`nats-server (JetStream, store ${join(dataDir, 'nats')}) on ${natsUrl}`);
   } else {
@@ -130,6 +134,7 @@ async function main(): Promise<void> {
       port: Number(process.env['DEV_MONGO_PORT'] ?? 0),
       dataFile: join(dataDir, 'mongo', 'nhp.bson'),
     });
+    startedInfra.push(() => (mongo ? mongo.stop() : Promise.resolve()));
     mongoUrl = `${mongo.uri}/nhp`;
     say(`embedded MongoDB-compatible server (data ${join(dataDir, 'mongo')}) on ${mongoUrl}`);
   } else {
@@ -180,17 +185,15 @@ async function main(): Promise<void> {
   }
 
   const summary: string[] = [];
-  for (const app of apps) {
+  for (const [name, child] of children) {
+    const app = apps.find((a) => a.name === name) as AppSpec;
     const port = Number(process.env[app.portVariable] ?? app.defaultPort);
-    const healthy = await waitHealthy(
-      `http://127.0.0.1:${port}/health`,
-      children.get(app.name)!,
-      90_000,
-    );
+    const healthy = await waitHealthy(`http://127.0.0.1:${port}/health`, child, 90_000);
     summary.push(
       `  ${app.name.padEnd(17)} http://localhost:${port}  ${healthy ? 'healthy' : 'NOT healthy yet'}`,
     );
   }
+  await initialSync();
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
   );
@@ -200,5 +203,5 @@ main().catch((err: unknown) => {
   process.stderr.write(
     `[dev-stack] failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
   );
-  process.exit(1);
+  void Promise.allSettled(startedInfra.reverse().map((stop) => stop())).then(() => process.exit(1));
 });
