@@ -227,11 +227,13 @@ export function createImporter(options: ImporterOptions) {
     if (report.outcome === 'committed' || report.outcome === 'unchanged')
       options.onEventRecorded?.();
     if (report.outcome === 'committed') {
-      // Housekeeping only; a failure here changes nothing readers see.
-      options.writeRepo
-        .prune()
-        .then((pruned) => pruned > 0 && log.info({ pruned }, 'superseded item versions pruned'))
-        .catch((err: unknown) => log.warn({ err }, 'prune failed'));
+      // Housekeeping after the run is recorded: a failure here changes nothing readers see.
+      try {
+        const pruned = await options.writeRepo.prune();
+        if (pruned > 0) log.info({ pruned }, 'superseded item versions pruned');
+      } catch (err) {
+        log.warn({ err }, 'prune failed; the next committed run tries again');
+      }
     }
     return report;
   }

@@ -96,6 +96,8 @@ interface DatasetPlan {
   buffered?: Map<string, unknown>;
   deleted: Set<string>;
   ids: ChangeIds;
+  /** Where the time went, for the log. */
+  timings: { readMs: number; waitedForCommittedMs: number; buffered: boolean };
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -127,6 +129,11 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
   }
   const state = await deps.store.readState();
   const previousVersion = state.version;
+  // Reading the committed state takes seconds at 100k items; it runs while the upstream files are
+  // opened and parsed (see planDataset).
+  const committedRefs = Object.fromEntries(
+    DATASETS.map((d) => [d, loadCommittedRefs(deps.store, d)]),
+  ) as Record<Dataset, CommittedRefsLoad>;
 
   const snapshots: Partial<Record<Dataset, UpstreamSnapshot>> = {};
   try {
@@ -155,7 +162,7 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
       plans[dataset] = await planDataset(
         dataset,
         opened[dataset],
-        deps.store,
+        committedRefs[dataset],
         report,
         options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES,
       );
@@ -190,7 +197,12 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
       0,
     );
     log.info(
-      { runId, previousVersion, datasets },
+      {
+        runId,
+        previousVersion,
+        datasets,
+        timings: Object.fromEntries(DATASETS.map((d) => [d, plans[d].timings])),
+      },
       changedCount > 0 ? 'change set computed' : 'no change upstream',
     );
 
@@ -335,31 +347,66 @@ function validate(
   return { ok: true, item: { id: data.id, data, hash: contentHash(data) } };
 }
 
-async function planDataset(
-  dataset: Dataset,
-  snapshot: UpstreamSnapshot,
-  store: SyncStore,
-  report: ValidationReport,
-  maxBuffered: number,
-): Promise<DatasetPlan> {
-  // The committed refs load while the upstream file is parsed: both take seconds at 100k items.
-  // Items read before the refs are in cannot be judged yet; if they changed, staging reads them
-  // again (a second pass that stops as soon as it has them).
-  let committedById: Map<string, { hash: string; isDeleted: boolean }> | undefined;
-  const committedLoaded = (async () => {
-    const refs: Array<{ id: string; hash: string; isDeleted: boolean }> = [];
-    const byId = new Map<string, { hash: string; isDeleted: boolean }>();
+interface CommittedRef {
+  id: string;
+  hash: string;
+  isDeleted: boolean;
+}
+
+interface CommittedRefsLoad {
+  done: Promise<CommittedRef[]>;
+  /** Set once loading finished. */
+  byId?: Map<string, CommittedRef>;
+}
+
+function loadCommittedRefs(store: SyncStore, dataset: Dataset): CommittedRefsLoad {
+  const load: CommittedRefsLoad = { done: Promise.resolve([]) };
+  load.done = (async () => {
+    const refs: CommittedRef[] = [];
+    const byId = new Map<string, CommittedRef>();
     for await (const item of store.committedRefs(dataset)) {
       const ref = { id: item.itemId, hash: item.hash, isDeleted: item.isDeleted };
       refs.push(ref);
       byId.set(ref.id, ref);
     }
-    committedById = byId;
+    load.byId = byId;
     return refs;
   })();
-  // Observed below; this only keeps an early failure from being reported as unhandled meanwhile.
-  committedLoaded.catch(() => undefined);
+  // Awaited in planDataset; this only keeps a failure from being reported as unhandled meanwhile
+  // (or at all, when the run stops before it reaches this dataset).
+  load.done.catch(() => undefined);
+  return load;
+}
+
+async function planDataset(
+  dataset: Dataset,
+  snapshot: UpstreamSnapshot,
+  refs: CommittedRefsLoad,
+  report: ValidationReport,
+  maxBuffered: number,
+): Promise<DatasetPlan> {
+  // Changed items are kept for staging while they are few. Until the committed refs are in, an item
+  // cannot be judged: up to maxBuffered such items wait in `undecided`; when that is full, parsing
+  // waits for the refs instead of reading ahead.
   let buffered: Map<string, unknown> | undefined = new Map();
+  let undecided: ValidItem[] = [];
+  const consider = (item: ValidItem, byId: Map<string, CommittedRef>) => {
+    if (!buffered) return;
+    const previous = byId.get(item.id);
+    if (previous && !previous.isDeleted && previous.hash === item.hash) return;
+    if (buffered.size < maxBuffered) buffered.set(item.id, item.data);
+    else buffered = undefined; // too many: stage from a second pass instead
+  };
+  const startedAt = Date.now();
+  let waitedMs = 0;
+  const decide = async () => {
+    const waitStart = Date.now();
+    await refs.done;
+    waitedMs += Date.now() - waitStart;
+    const byId = refs.byId ?? new Map<string, CommittedRef>();
+    for (const item of undecided) consider(item, byId);
+    undecided = [];
+  };
 
   const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
   const firstSeenAt = new Map<string, number>();
@@ -380,15 +427,18 @@ async function planDataset(
     }
     firstSeenAt.set(id, record.index);
     upstream.push({ id, data: undefined, hash });
-    const previous = committedById?.get(id);
-    if (buffered && committedById && (!previous || previous.isDeleted || previous.hash !== hash)) {
-      if (buffered.size < maxBuffered) buffered.set(id, result.item.data);
-      else buffered = undefined; // too many: stage from a second pass instead
+    if (!buffered) continue;
+    if (refs.byId) {
+      consider(result.item, refs.byId);
+    } else {
+      undecided.push(result.item);
+      if (undecided.length >= maxBuffered) await decide();
     }
   }
   report.duplicateIds.push(...duplicates.values());
 
-  const committed = await committedLoaded;
+  await decide();
+  const committed = await refs.done;
   const changeSet = computeChangeSet(upstream, committed);
   const c = changeSet.counts;
   const upserts = new Map<string, string>();
@@ -407,6 +457,11 @@ async function planDataset(
     },
     upserts,
     ...(buffered ? { buffered } : {}),
+    timings: {
+      readMs: Date.now() - startedAt,
+      waitedForCommittedMs: waitedMs,
+      buffered: buffered !== undefined,
+    },
     deleted: new Set(changeSet.deleted.map((d) => d.id)),
     ids: {
       added: changeSet.added.map((i) => i.id),
