@@ -52,9 +52,19 @@ export async function runWorker(config: ImporterConfig, logger: Logger): Promise
       nextRun: job.nextRun()?.toISOString(),
       sources: Object.fromEntries(Object.entries(ctx.sources).map(([d, s]) => [d, s.description])),
       instance: ctx.instance,
+      // Never the token itself, unless it is the public development default.
+      adminToken: token.isDefault ? `${LOCAL_ADMIN_TOKEN} (development default)` : 'configured',
     },
     'refsync-importer listening',
   );
+  // An empty store (first start, a fresh dev stack) syncs at once instead of waiting for the night.
+  if ((await ctx.writeRepo.readState()).version === 0) {
+    const first = ctx.importer.begin({ trigger: 'start' });
+    if ('done' in first) {
+      logger.info({ runId: first.runId }, 'no data version committed yet: synchronising now');
+      first.done.catch((err: unknown) => logger.error({ err }, 'initial run failed'));
+    }
+  }
   if (token.isDefault) {
     logger.warn(
       `REFSYNC_IMPORTER_ADMIN_TOKEN is not set: POST /sync accepts the development token "${LOCAL_ADMIN_TOKEN}" (outside production only)`,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { useTestInfra, withDatabase } from '@nhp/shared-testing';
-import { rg, tg, upstreamDir, writeUpstream } from './helpers';
+import { eventually, rg, tg, upstreamDir, writeUpstream } from './helpers';
 
 const infra = useTestInfra();
 const repoRoot = resolve(__dirname, '../../..');
@@ -117,6 +117,7 @@ describe('refsync-importer command line (child processes)', () => {
     const port = await freePort();
     const worker = importer([], {
       ...env,
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_worker`),
       REFSYNC_IMPORTER_PORT: String(port),
       REFSYNC_IMPORTER_HOST: '127.0.0.1',
     });
@@ -131,11 +132,17 @@ describe('refsync-importer command line (child processes)', () => {
       expect(worker.out.stdout).toMatch(/"nextRun":"\d{4}-/);
       const health = await fetch(`http://127.0.0.1:${port}/livez`);
       expect(health.status).toBe(200);
+      // An empty store is synchronised at start, without waiting for the schedule.
+      await eventually(async () => {
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return /refsync_importer_runs_total\{outcome="committed"\} 1/.test(metrics);
+      }, 'the start-up run to commit');
       const sync = await fetch(`http://127.0.0.1:${port}/sync?wait=true`, {
         method: 'POST',
         headers: { authorization: 'Bearer local-admin-token' },
       });
       expect(sync.status).toBe(200);
+      expect(await sync.json()).toMatchObject({ outcome: 'unchanged', trigger: 'http' });
     } finally {
       worker.child.kill('SIGTERM');
     }
