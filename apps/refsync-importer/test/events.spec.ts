@@ -1,4 +1,10 @@
-import { jetstreamManager, StorageType } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+} from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   REFSYNC_STREAM,
@@ -115,6 +121,32 @@ describe('sync-completed events on NATS JetStream', () => {
     expect(info.config.subjects).toContain('refsync.events.>');
     expect(info.config.duplicate_window).toBeGreaterThanOrEqual(120 * 1e9);
     expect(info.config.max_age).toBe(30 * 24 * 3600 * 1e9);
+  });
+
+  it('when a downstream service uses a durable consumer as the README shows, then it receives the events and they stay acknowledged', async () => {
+    const report = await ctx.importer.run({ trigger: 'cli' });
+    expect(['committed', 'unchanged']).toContain(report.outcome);
+    await eventually(
+      async () => (await ctx.writeRepo.pendingEvents()).length === 0,
+      'the outbox to drain',
+    );
+    const jsm = await jetstreamManager(observer);
+    await jsm.consumers.add(REFSYNC_STREAM, {
+      durable_name: 'readme-example',
+      filter_subject: SYNC_COMPLETED_SUBJECT,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+    });
+    const consumer = await jetstream(observer).consumers.get(REFSYNC_STREAM, 'readme-example');
+    const expected = (await streamEventIds(observer)).length;
+    const seen: string[] = [];
+    const messages = await consumer.fetch({ max_messages: expected, expires: 5000 });
+    for await (const msg of messages) {
+      seen.push(msg.json<{ id: string }>().id);
+      msg.ack();
+    }
+    expect(seen).toEqual(await streamEventIds(observer));
+    expect((await jsm.consumers.info(REFSYNC_STREAM, 'readme-example')).num_pending).toBe(0);
   });
 
   it('when a run finds nothing to commit, then an event with zero counts and its own id is published', async () => {
