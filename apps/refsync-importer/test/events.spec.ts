@@ -11,6 +11,7 @@ import {
   SYNC_COMPLETED_SUBJECT,
   type SyncCompletedEventData,
 } from '@nhp/refsync-contracts';
+import { refsyncModels } from '@nhp/refsync-data-access';
 import { publishCloudEvent, type CloudEvent } from '@nhp/shared-messaging';
 import { useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/app';
@@ -203,7 +204,6 @@ describe('sync-completed events on NATS JetStream', () => {
 });
 
 async function findOutboxEvent(ctx: ImporterContext, id: string) {
-  const { refsyncModels } = await import('@nhp/refsync-data-access');
   const { State } = refsyncModels(ctx.conn);
   const state = await State.findById('refsync').lean();
   const event = state?.outbox.find((e) => e.id === id);

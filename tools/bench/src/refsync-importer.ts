@@ -16,8 +16,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
-import { createRunRepository, refsyncModels } from '@nhp/refsync-data-access';
-import { syntheticItems, writeItems } from '@nhp/refsync-sample-data';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startNatsServer, withDatabase } from '@nhp/shared-testing';
@@ -29,28 +27,54 @@ const CHANGE_SHARE = 0.01;
 /** Per run: the state document's commit, the run record (start, finish), the lease (take, release). */
 const CONSTANT_DOCUMENTS = 10;
 
-function runImporterOnce(
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'apps/refsync-importer/src/main.ts', '--once'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'),
-        LOG_LEVEL: 'warn',
-        NODE_ENV: 'development',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+/**
+ * bench is a scope:shared tool and may not import refsync libs, so it drives refsync programs as a
+ * person would (the synthetic-data generator and the importer CLI) and reads the results from the
+ * collections they document.
+ */
+const ITEMS_COLLECTION = 'refsync_items';
+const RUNS_COLLECTION = 'refsync_importer_runs';
+
+function runTs(entry: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
   child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
-  return new Promise((done) => child.on('exit', (code) => done({ code, output })));
+  return new Promise<{ code: number | null; output: string }>((done) =>
+    child.on('exit', (code) => done({ code, output })),
+  );
+}
+
+async function generate(
+  dataset: string,
+  count: number,
+  out: string,
+  changeShare: number,
+): Promise<void> {
+  const args = [
+    '--dataset',
+    dataset,
+    '--count',
+    String(count),
+    '--out',
+    out,
+    '--change-share',
+    String(changeShare),
+  ];
+  const result = await runTs('tools/refsync-sample-data/src/synthetic.ts', args);
+  if (result.code !== 0) throw new Error(`generating ${dataset} failed: ${result.output}`);
+}
+
+function runImporterOnce(env: Record<string, string>) {
+  return runTs('apps/refsync-importer/src/main.ts', ['--once'], {
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+    ...env,
+  });
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -80,23 +104,31 @@ export async function run(): Promise<void> {
     say(
       `generating ${total} synthetic items (${REIMBURSEMENT_ITEMS} reimbursement groups, ${TREATMENT_ITEMS} treatment groups)`,
     );
-    await writeItems(rgFile, syntheticItems('reimbursementGroup', REIMBURSEMENT_ITEMS), 'json');
-    await writeItems(tgFile, syntheticItems('treatmentGroup', TREATMENT_ITEMS), 'json');
+    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, rgFile, 0);
+    await generate('treatmentGroup', TREATMENT_ITEMS, tgFile, 0);
 
-    const runs = createRunRepository(conn);
-    const { Item } = refsyncModels(conn);
+    const items = conn.collection(ITEMS_COLLECTION);
+    const runs = conn.collection<{
+      startedAt: Date;
+      endedAt: Date | null;
+      committedVersion: number | null;
+      datasets: Record<
+        string,
+        { added: number; changed: number; deleted: number; reappeared: number }
+      > | null;
+    }>(RUNS_COLLECTION);
     const measure = async (label: string) => {
       const result = await runImporterOnce(env);
       if (result.code !== 0)
         throw new Error(
           `${label}: refsync-importer --once exited ${result.code}\n${result.output}`,
         );
-      const [record] = await runs.recent(1);
+      const [record] = await runs.find().sort({ startedAt: -1 }).limit(1).toArray();
       if (!record?.endedAt || record.committedVersion === null)
         throw new Error(`${label}: no committed run recorded\n${result.output}`);
       const version = record.committedVersion;
-      const inserted = await Item.countDocuments({ version });
-      const superseded = await Item.countDocuments({ supersededAt: version });
+      const inserted = await items.countDocuments({ version });
+      const superseded = await items.countDocuments({ supersededAt: version });
       return {
         durationMs: record.endedAt.getTime() - record.startedAt.getTime(),
         version,
@@ -112,16 +144,8 @@ export async function run(): Promise<void> {
       `initial import: ${total} items committed as version ${initial.version} in ${seconds(initial.durationMs)}; documents written: ${initial.inserted + initial.superseded}`,
     );
 
-    await writeItems(
-      rgFile,
-      syntheticItems('reimbursementGroup', REIMBURSEMENT_ITEMS, { changeShare: CHANGE_SHARE }),
-      'json',
-    );
-    await writeItems(
-      tgFile,
-      syntheticItems('treatmentGroup', TREATMENT_ITEMS, { changeShare: CHANGE_SHARE }),
-      'json',
-    );
+    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, rgFile, CHANGE_SHARE);
+    await generate('treatmentGroup', TREATMENT_ITEMS, tgFile, CHANGE_SHARE);
     say('second run (1% changed) …');
     const second = await measure('second run');
     const changed = Object.values(second.datasets ?? {}).reduce(
