@@ -69,6 +69,13 @@ function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** True when the characters right before `end` (not before `from`) are an odd run of backslashes. */
+function oddBackslashesBefore(s: string, end: number, from: number): boolean {
+  let k = end - 1;
+  while (k >= from && s.charCodeAt(k) === 0x5c) k--;
+  return (end - 1 - k) % 2 === 1;
+}
+
 function record(index: number, line: number, text: string): UpstreamRecord {
   try {
     return { index, line, value: JSON.parse(text) as unknown };
@@ -117,10 +124,24 @@ async function* splitJsonArray(texts: AsyncIterable<string>): AsyncGenerator<Ups
           continue; // look at the same character again as part of the value
         case State.InValue: {
           if (inString) {
-            if (escaped) escaped = false;
-            else if (c === 0x5c /* \ */) escaped = true;
-            else if (c === 0x22 /* " */) inString = false;
-            break;
+            if (escaped) {
+              escaped = false; // this character is escaped, whatever it is
+              break;
+            }
+            // Strings are most of a JSON file: jump to the next unescaped quote with indexOf
+            // instead of looking at every character (a quote preceded by an odd run of
+            // backslashes is escaped).
+            let q = s.indexOf('"', i);
+            while (q !== -1 && oddBackslashesBefore(s, q, i)) q = s.indexOf('"', q + 1);
+            if (q === -1) {
+              // The string goes on in the next chunk; a dangling backslash escapes its first character.
+              escaped = oddBackslashesBefore(s, s.length, i);
+              i = s.length;
+              continue;
+            }
+            inString = false;
+            i = q + 1;
+            continue;
           }
           if (c === 0x22) {
             inString = true;

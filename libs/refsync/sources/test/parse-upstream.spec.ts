@@ -19,6 +19,7 @@ describe('parseUpstream', () => {
     { id: 'a', name: 'Å "quoted" ]}{[ , \\ ø', nested: { list: [1, 2, { x: [] }] } },
     { id: 'b', name: 'second', empty: {} },
     { id: 'c', name: 'third', n: -1.5e3, t: true, z: null },
+    { id: 'd\\', name: 'back\\slash \\"quote\\" \\\\', tail: '\\' },
   ];
 
   it.each([1, 2, 3, 7, 64, 4096])(
@@ -27,7 +28,7 @@ describe('parseUpstream', () => {
       const text = `\uFEFF  [\n${items.map((i) => JSON.stringify(i, null, 2)).join(',\n')}\n]\n`;
       const records = await collect(text, size);
       expect(records.map((r) => r.value)).toEqual(items);
-      expect(records.map((r) => r.index)).toEqual([1, 2, 3]);
+      expect(records.map((r) => r.index)).toEqual([1, 2, 3, 4]);
       expect(records[1].line).toBeGreaterThan(records[0].line ?? 0);
     },
   );
@@ -41,7 +42,7 @@ describe('parseUpstream', () => {
     const text = items.map((i) => JSON.stringify(i)).join('\r\n') + '\n\n';
     const records = await collect(text, 5);
     expect(records.map((r) => r.value)).toEqual(items);
-    expect(records.map((r) => r.line)).toEqual([1, 2, 3]);
+    expect(records.map((r) => r.line)).toEqual([1, 2, 3, 4]);
   });
 
   it('when one NDJSON line is not JSON, then that record carries the error and the others parse', async () => {
