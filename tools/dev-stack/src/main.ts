@@ -93,25 +93,6 @@ function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
-/**
- * The importer runs nightly; a fresh stack would serve empty lists until then. Ask it for one run
- * now so refsync-api serves the configured sample data right away (a run that finds nothing new
- * commits nothing).
- */
-async function initialSync(): Promise<void> {
-  const port = Number(process.env['REFSYNC_IMPORTER_PORT'] ?? 3003);
-  const token = process.env['REFSYNC_IMPORTER_ADMIN_TOKEN'] || 'local-admin-token';
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/sync`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-    });
-    say(`initial sync requested: HTTP ${res.status}`);
-  } catch (err) {
-    say(`initial sync not requested: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
 async function main(): Promise<void> {
   await mkdir(join(dataDir, 'mongo'), { recursive: true });
   await mkdir(join(dataDir, 'nats'), { recursive: true });
@@ -193,7 +174,6 @@ async function main(): Promise<void> {
       `  ${app.name.padEnd(17)} http://localhost:${port}  ${healthy ? 'healthy' : 'NOT healthy yet'}`,
     );
   }
-  await initialSync();
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
   );
