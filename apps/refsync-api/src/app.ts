@@ -24,6 +24,7 @@ import {
 } from '@nhp/shared-messaging';
 import type { Express, Request, Response, Router } from 'express';
 import { createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
+import { authenticate } from './auth/connection-auth';
 import { DATASET_ROUTES, routeByPath, type DatasetReader, type DatasetRoute } from './datasets';
 import { ifNoneMatchMatches } from './http/conditional';
 import { NegotiationMemo } from './http/negotiation';
@@ -36,6 +37,7 @@ import {
   type ContentEncoding,
   type Selection,
 } from './responses/response-store';
+import { writeCached } from './responses/write-cached';
 import { VersionTracker } from './versions/version-tracker';
 
 export interface RefsyncAppDeps {
@@ -54,6 +56,8 @@ export interface RefsyncAppDeps {
   versionCheckIntervalMs: number;
   /** How many versions back a diff is still cached (default 30). */
   recentVersionsCached?: number;
+  /** Identity bodies above this size are cached gzip-compressed and inflated when sent (8 MiB). */
+  identityMaxBytes?: number;
 }
 
 /** A Node request listener (for http.createServer, listen() or supertest) with its parts. */
@@ -83,6 +87,19 @@ function notModifiedHeaders(etag: string): Record<string, string> {
   return { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
 }
 
+function notModifiedHeaderList(etag: string, requestId: string): string[] {
+  return [
+    'ETag',
+    etag,
+    'Cache-Control',
+    'no-cache',
+    'Vary',
+    'Accept-Encoding',
+    REQUEST_ID_HEADER,
+    requestId,
+  ];
+}
+
 /** A driver or mongoose error means the database is away: 503, worth a retry, not a 500. */
 function isDatabaseUnavailable(err: unknown): boolean {
   return err instanceof Error && /^Mongo/.test(err.name);
@@ -103,6 +120,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     maxBytes: deps.cacheMaxBytes,
     logger,
     recentVersions: deps.recentVersionsCached,
+    identityMaxBytes: deps.identityMaxBytes,
   });
   const versions = new VersionTracker({
     read: () => deps.reader.currentVersion(),
@@ -172,7 +190,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   /** The Express route of one dataset path: the reference behaviour, rules 1-7 included. */
   function datasetHandler(route: DatasetRoute) {
     return async (req: Request, res: Response): Promise<void> => {
-      const client = keys.verify(req.headers[API_KEY_HEADER]);
+      const client = authenticate(req, keys, API_KEY_HEADER);
       if (client === undefined) {
         throw unauthorized('UNAUTHORIZED', 'A valid X-API-KEY header is required', undefined, {
           headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
@@ -238,8 +256,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
         res.end();
         return;
       }
-      res.writeHead(200, response.headers);
-      res.end(response.body);
+      writeCached(res, response);
     };
   }
 
@@ -273,7 +290,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     if (memo.acceptsJson(headers.accept) !== true) return false;
     const encoding = memo.encodingFor(headers['accept-encoding']);
     if (!encoding) return false;
-    const client = keys.verify(headers[API_KEY_HEADER]);
+    const client = authenticate(req, keys, API_KEY_HEADER);
     if (client === undefined) return false;
     const parsed = parseSinceVersion(queryParam(url, route.sinceParam));
     if (!parsed.ok) return false;
@@ -289,13 +306,13 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     const cached = notModified ? undefined : responses.peek(etag);
     if (!notModified && !cached) return false;
 
+    // All headers in one writeHead call with a flat list: a separate setHeader would send every
+    // header through setHeader's validation again.
     const requestId = requestIdFrom(headers['x-request-id']);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
     if (cached) {
-      res.writeHead(200, cached.headers);
-      res.end(cached.body);
+      writeCached(res, cached, { name: REQUEST_ID_HEADER, value: requestId });
     } else {
-      res.writeHead(304, notModifiedHeaders(etag));
+      res.writeHead(304, notModifiedHeaderList(etag, requestId));
       res.end();
     }
     // Debug: at info, one line per cached read would cost more than serving it (see README).

@@ -2,6 +2,9 @@ import { generateApiKey } from '@nhp/refsync-keys';
 import { createHealth, healthRouter } from '@nhp/shared-health';
 import { natsIsConnected } from '@nhp/shared-messaging';
 import { mongoPing } from '@nhp/shared-persistence';
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listen } from '@nhp/shared-http';
 import request from 'supertest';
 import { parseApiKeys } from '../src/auth/api-keys';
 import { DATASET_ROUTES } from '../src/datasets';
@@ -11,6 +14,7 @@ import {
   put,
   startHarness,
   tg,
+  TEST_CLIENT,
   TEST_KEY,
   type Harness,
 } from './support/harness';
@@ -85,6 +89,60 @@ describe('X-API-KEY', () => {
     expect(all).not.toContain('a-wrong-key-value');
   });
 });
+
+describe('a key remembered per connection', () => {
+  it('when one keep-alive connection sends a valid key, then a wrong or another key on it is still checked in full', async () => {
+    const other = generateApiKey('apotek-2');
+    const app = harness.app({
+      apiKeys: [keyEntry(TEST_CLIENT, TEST_KEY), keyEntry('apotek-2', other.key)],
+    });
+    const logs = new LogCapture('debug');
+    const logged = harness.app({
+      logger: logs.logger,
+      apiKeys: [keyEntry(TEST_CLIENT, TEST_KEY), keyEntry('apotek-2', other.key)],
+    });
+    for (const target of [app, logged]) {
+      const server = await listen(target, 0, '127.0.0.1');
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const statuses: number[] = [];
+        for (const key of [TEST_KEY, TEST_KEY, 'wrong-key', TEST_KEY, other.key, '']) {
+          statuses.push(await getStatus(server, agent, key));
+        }
+        expect(statuses).toEqual([200, 200, 401, 200, 200, 401]);
+      } finally {
+        agent.destroy();
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
+    }
+    const clients = logs.lines
+      .filter((l) => l['msg'] === 'served from memory')
+      .map((l) => l['client']);
+    expect(clients).toEqual(['acme', 'acme', 'apotek-2']);
+  });
+});
+
+function getStatus(server: Server, agent: http.Agent, key: string): Promise<number> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    http
+      .get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/v1/treatmentGroup',
+          agent,
+          headers: { 'X-API-KEY': key },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      )
+      .on('error', reject);
+  });
+}
 
 describe('endpoints without a key', () => {
   it('when the probes are asked without a key, then they answer', async () => {

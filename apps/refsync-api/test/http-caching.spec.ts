@@ -201,3 +201,49 @@ describe('content codings', () => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe('large identity bodies kept compressed', () => {
+  let small: RefsyncApp;
+  let compact: RefsyncApp;
+  let servers: Server[];
+  beforeAll(async () => {
+    small = harness.app();
+    compact = harness.app({ identityMaxBytes: 1024 }); // every list here is "large"
+    servers = [await listenOnFreePort(small), await listenOnFreePort(compact)];
+  });
+  afterAll(async () => {
+    for (const server of servers) await closeQuietly(server);
+  });
+
+  it('when an identity body above the limit is asked, then it is inflated on the way out, byte for byte and with its own length', async () => {
+    const [plainServer, compactServer] = servers as [Server, Server];
+    const expected = await rawGet(plainServer, `${PATH}?sinceVersion=0`, { 'X-API-KEY': TEST_KEY });
+    expect(expected.body.length).toBeGreaterThan(1024);
+    for (let i = 0; i < 2; i++) {
+      // the first answer comes from Express (computed), the second from the fast path (cached)
+      const res = await rawGet(compactServer, `${PATH}?sinceVersion=0`, { 'X-API-KEY': TEST_KEY });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.headers['content-length']).toBe(String(expected.body.length));
+      expect(res.headers['etag']).toBe(expected.headers['etag']);
+      expect(res.body.equals(expected.body)).toBe(true);
+    }
+    for (const [coding, decode] of [
+      ['gzip', gunzipSync],
+      ['br', brotliDecompressSync],
+    ] as const) {
+      const res = await rawGet(compactServer, `${PATH}?sinceVersion=0`, {
+        'X-API-KEY': TEST_KEY,
+        'Accept-Encoding': coding,
+      });
+      expect(res.headers['content-encoding']).toBe(coding);
+      expect(decode(res.body).equals(expected.body)).toBe(true);
+    }
+    const head = await request(compact)
+      .head(`${PATH}?sinceVersion=0`)
+      .set('X-API-KEY', TEST_KEY)
+      .set('Accept-Encoding', 'identity')
+      .expect(200);
+    expect(head.headers['content-length']).toBe(String(expected.body.length));
+  });
+});

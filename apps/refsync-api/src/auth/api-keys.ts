@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
 /** Accepted when no key is configured outside production, and announced in the start log. */
 export const LOCAL_DEV_KEY = 'local-dev-key';
@@ -76,7 +76,8 @@ export function createApiKeyVerifier(entries: readonly ApiKeyEntry[]): ApiKeyVer
     verify(presented) {
       if (typeof presented !== 'string') return undefined;
       if (presented.length === 0 || presented.length > MAX_PRESENTED_KEY_LENGTH) return undefined;
-      const digest = createHash('sha256').update(presented, 'utf8').digest();
+      // One-shot hash: a third of createHash's cost, and this runs on every request.
+      const digest = hash('sha256', presented, 'buffer');
       let match: string | undefined;
       for (const entry of configured) {
         if (timingSafeEqual(digest, entry.sha256) && match === undefined) match = entry.client;

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlibConstants, gunzip, gzip } from 'node:zlib';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type { Logger } from '@nhp/shared-logger';
 import { ByteLru } from '../cache/byte-lru';
@@ -9,6 +9,7 @@ import { renderEmptyEnvelope, renderEnvelope } from './render';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
+const gunzipAsync = promisify(gunzip);
 
 /** Content codings offered, in the server's order of preference when the client weighs them equally. */
 export const CONTENT_ENCODINGS = ['br', 'gzip', 'identity'] as const;
@@ -29,6 +30,13 @@ export interface CachedResponse {
   encoding: ContentEncoding;
   body: Buffer;
   headers: Readonly<Record<string, string>>;
+  /** The same headers as a flat [name, value, ...] list: writeHead's cheapest input. */
+  headerList: readonly string[];
+  /**
+   * true for a large identity representation kept gzip-compressed: `body` holds the gzip bytes,
+   * shared with the gzip representation, and is inflated while it is sent (see writeCached).
+   */
+  inflate: boolean;
 }
 
 export interface ResponseStoreOptions {
@@ -40,6 +48,11 @@ export interface ResponseStoreOptions {
    * demand (once for concurrent requests) but not kept. See the README's cache design.
    */
   recentVersions?: number;
+  /**
+   * Identity bodies larger than this are kept gzip-compressed only (default 8 MiB): a 100k-item
+   * list is 85 MB as JSON and 10 MB gzipped, and nearly every client asks for a coding anyway.
+   */
+  identityMaxBytes?: number;
 }
 
 /** Fixed per-entry overhead (headers, key, bookkeeping) charged against the byte bound. */
@@ -67,11 +80,13 @@ export class ResponseStore {
   private readonly responses = new SingleFlight<CachedResponse>();
   private readonly queries = new SingleFlight<ListedItem[]>();
   private readonly recentVersions: number;
+  private readonly identityMaxBytes: number;
   private currentVersion: number | undefined;
   private computed = 0;
 
   constructor(private readonly options: ResponseStoreOptions) {
     this.recentVersions = options.recentVersions ?? 30;
+    this.identityMaxBytes = options.identityMaxBytes ?? 8 * 1024 * 1024;
     this.lru = new ByteLru<CachedResponse>({
       maxBytes: options.maxBytes,
       sizeOf: (r) => r.body.length + ENTRY_OVERHEAD_BYTES,
@@ -105,19 +120,57 @@ export class ResponseStore {
     if (hit) return hit;
     return this.responses.run(etag, async () => {
       const started = performance.now();
-      const body =
+      const response =
         encoding === 'identity'
-          ? await this.render(selection, version)
-          : await compress(encoding, (await this.obtain(selection, version, 'identity')).body);
-      const response = buildResponse(etag, version, encoding, body);
+          ? await this.computeIdentity(selection, version, etag)
+          : await this.computeEncoded(selection, version, encoding, etag);
       const cached = this.admits(selection, version) && this.lru.set(etag, response);
       this.computed++;
       this.options.logger.debug(
-        { etag, bytes: body.length, cached, ms: Math.round(performance.now() - started) },
+        { etag, bytes: response.body.length, cached, ms: Math.round(performance.now() - started) },
         'response computed',
       );
       return response;
     });
+  }
+
+  private async computeIdentity(
+    selection: Selection,
+    version: number,
+    etag: string,
+  ): Promise<CachedResponse> {
+    const raw = await this.render(selection, version);
+    if (raw.length <= this.identityMaxBytes) return buildResponse(etag, version, 'identity', raw);
+    // Both codings are made now, from the bytes at hand: later they would have to be inflated
+    // again first. The gzip bytes double as the identity representation.
+    const [gzipped, brotli] = await Promise.all([compress('gzip', raw), compress('br', raw)]);
+    if (this.admits(selection, version)) {
+      for (const [encoding, body] of [
+        ['gzip', gzipped],
+        ['br', brotli],
+      ] as const) {
+        const key = this.etag(selection, version, encoding);
+        if (!this.lru.has(key)) this.lru.set(key, buildResponse(key, version, encoding, body));
+      }
+    }
+    return buildResponse(etag, version, 'identity', gzipped, raw.length);
+  }
+
+  private async computeEncoded(
+    selection: Selection,
+    version: number,
+    encoding: 'br' | 'gzip',
+    etag: string,
+  ): Promise<CachedResponse> {
+    const identity = await this.obtain(selection, version, 'identity');
+    if (!identity.inflate) {
+      return buildResponse(etag, version, encoding, await compress(encoding, identity.body));
+    }
+    const body =
+      encoding === 'gzip'
+        ? identity.body
+        : await compress(encoding, await gunzipAsync(identity.body));
+    return buildResponse(etag, version, encoding, body);
   }
 
   /**
@@ -179,21 +232,34 @@ export class ResponseStore {
   }
 }
 
+/**
+ * Headers are built once per representation. An identity body kept compressed (`identityLength`
+ * given) still announces its identity length: it is inflated while it is sent.
+ */
 function buildResponse(
   etag: string,
   version: number,
   encoding: ContentEncoding,
   body: Buffer,
+  identityLength?: number,
 ): CachedResponse {
   const headers: Record<string, string> = {
     'Content-Type': JSON_CONTENT_TYPE,
-    'Content-Length': String(body.length),
+    'Content-Length': String(identityLength ?? body.length),
     ETag: etag,
     'Cache-Control': 'no-cache',
     Vary: 'Accept-Encoding',
   };
   if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
-  return { etag, version, encoding, body, headers };
+  return {
+    etag,
+    version,
+    encoding,
+    body,
+    headers,
+    headerList: Object.entries(headers).flat(),
+    inflate: identityLength !== undefined,
+  };
 }
 
 /**

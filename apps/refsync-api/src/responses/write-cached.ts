@@ -1,0 +1,32 @@
+import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { CachedResponse } from './response-store';
+
+/**
+ * Writes a cached representation. With `requestId` (the fast path, before any header is set) all
+ * headers go into one writeHead call as a flat list; without it (Express, which has already set
+ * X-Request-Id) the header object is merged with what is set. A large identity body kept
+ * compressed is inflated as it streams out (no database, serialisation or compression); a HEAD
+ * request gets the headers only.
+ */
+export function writeCached(
+  res: ServerResponse,
+  response: CachedResponse,
+  requestId?: { name: string; value: string },
+): void {
+  if (requestId) res.writeHead(200, [...response.headerList, requestId.name, requestId.value]);
+  else res.writeHead(200, response.headers);
+  if (!response.inflate) {
+    res.end(response.body);
+    return;
+  }
+  if (res.req?.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const inflate = createGunzip();
+  // pipeline destroys the inflater when the client goes away mid-body.
+  pipeline(inflate, res, () => undefined);
+  inflate.end(response.body);
+}
