@@ -156,17 +156,32 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
     >;
 
     // Pass 1: validate everything and diff, before writing anything.
-    const report: ValidationReport = { invalidItems: [], duplicateIds: [] };
-    const plans = {} as Record<Dataset, DatasetPlan>;
-    for (const dataset of DATASETS) {
-      plans[dataset] = await planDataset(
-        dataset,
-        opened[dataset],
-        committedRefs[dataset],
-        report,
-        options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES,
-      );
-    }
+    // Both datasets at once: while one waits for its committed refs, the other is parsed.
+    const parts = DATASETS.map(() => ({ invalidItems: [], duplicateIds: [] }) as ValidationReport);
+    const settled = await Promise.allSettled(
+      DATASETS.map((dataset, i) =>
+        planDataset(
+          dataset,
+          opened[dataset],
+          committedRefs[dataset],
+          parts[i] as ValidationReport,
+          options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES,
+        ),
+      ),
+    );
+    // allSettled: when one dataset fails, the other must finish (or fail) before the snapshots close.
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const planned = settled.map((r) => (r as PromiseFulfilledResult<DatasetPlan>).value);
+    const plans = Object.fromEntries(planned.map((plan) => [plan.dataset, plan])) as Record<
+      Dataset,
+      DatasetPlan
+    >;
+    // The report lists the datasets in their usual order, each in file order.
+    const report: ValidationReport = {
+      invalidItems: parts.flatMap((part) => part.invalidItems),
+      duplicateIds: parts.flatMap((part) => part.duplicateIds),
+    };
     const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<
       Dataset,
       DatasetSummary
