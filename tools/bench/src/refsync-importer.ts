@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -104,8 +104,21 @@ export async function run(): Promise<void> {
     say(
       `generating ${total} synthetic items (${REIMBURSEMENT_ITEMS} reimbursement groups, ${TREATMENT_ITEMS} treatment groups)`,
     );
-    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, rgFile, 0);
-    await generate('treatmentGroup', TREATMENT_ITEMS, tgFile, 0);
+    // Two upstream states 1% apart; the runs after the initial import alternate between them, so
+    // each one has 1% changed items.
+    const states = {
+      original: { tg: join(dir, 'tg-original.json'), rg: join(dir, 'rg-original.json') },
+      changed: { tg: join(dir, 'tg-changed.json'), rg: join(dir, 'rg-changed.json') },
+    };
+    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, states.original.rg, 0);
+    await generate('treatmentGroup', TREATMENT_ITEMS, states.original.tg, 0);
+    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, states.changed.rg, CHANGE_SHARE);
+    await generate('treatmentGroup', TREATMENT_ITEMS, states.changed.tg, CHANGE_SHARE);
+    const publish = async (state: keyof typeof states) => {
+      await copyFile(states[state].tg, tgFile);
+      await copyFile(states[state].rg, rgFile);
+    };
+    await publish('original');
 
     const items = conn.collection(ITEMS_COLLECTION);
     const runs = conn.collection<{
@@ -144,10 +157,19 @@ export async function run(): Promise<void> {
       `initial import: ${total} items committed as version ${initial.version} in ${seconds(initial.durationMs)}; documents written: ${initial.inserted + initial.superseded}`,
     );
 
-    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, rgFile, CHANGE_SHARE);
-    await generate('treatmentGroup', TREATMENT_ITEMS, tgFile, CHANGE_SHARE);
-    say('second run (1% changed) …');
-    const second = await measure('second run');
+    // The machine is shared (2 cores): the median of three 1%-changed runs steadies the figure.
+    const followUps = [];
+    for (const [i, state] of (['changed', 'original', 'changed'] as const).entries()) {
+      await publish(state);
+      say(`run ${i + 2} (1% changed) …`);
+      followUps.push(await measure(`run ${i + 2}`));
+    }
+    const sorted = [...followUps].sort((a, b) => a.durationMs - b.durationMs);
+    const second = sorted[1] ?? sorted[0];
+    if (!second) throw new Error('no follow-up run measured');
+    say(
+      `follow-up run durations: ${followUps.map((r) => seconds(r.durationMs)).join(', ')}; median taken`,
+    );
     const changed = Object.values(second.datasets ?? {}).reduce(
       (n, c) => n + c.added + c.changed + c.deleted + c.reappeared,
       0,
@@ -158,7 +180,7 @@ export async function run(): Promise<void> {
     const ratio = second.durationMs / initial.durationMs;
     say('');
     say(
-      `second run: ${changed} changed items of ${total}, committed as version ${second.version} in ${seconds(second.durationMs)}`,
+      `1%-changed run (median): ${changed} changed items of ${total}, committed as version ${second.version} in ${seconds(second.durationMs)}`,
     );
     say(
       `  documents written: ${written} (item versions inserted ${second.inserted}, previous versions marked superseded ${second.superseded}, state commit 1)` +
