@@ -292,14 +292,14 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     if (!encoding) return false;
     const client = authenticate(req, keys, API_KEY_HEADER);
     if (client === undefined) return false;
-    const parsed = parseSinceVersion(queryParam(url, route.sinceParam));
-    if (!parsed.ok) return false;
+    let since: number | undefined;
+    if (url.length !== route.path.length) {
+      const parsed = parseSinceVersion(queryParam(url, route.sinceParam));
+      if (!parsed.ok) return false;
+      since = effectiveSince(parsed.value);
+    }
 
-    const selection: Selection = {
-      dataset: route.dataset,
-      spelling: route.spelling,
-      since: effectiveSince(parsed.value),
-    };
+    const selection: Selection = { dataset: route.dataset, spelling: route.spelling, since };
     const etag = responses.etag(selection, version, encoding);
     const ifNoneMatch = headers['if-none-match'];
     const notModified = ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag);
