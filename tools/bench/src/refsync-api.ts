@@ -1,0 +1,473 @@
+// Benchmark of refsync-api, every ratio against a baseline measured in the same run:
+//  1. full reimbursement-group list of the sample data, warm cache: refsync-api req/s divided by a
+//     bare node:http server sending the same bytes with the same headers (target >= 0.9);
+//  2. If-None-Match revalidation (304) against the same bare server (target >= 0.9);
+//  3. cold diff of 100 changed items among 100k divided by the cold full list of 100k (target <= 0.05);
+//  4. resident memory of refsync-api with the 100k list cached (target <= 200 MB).
+// refsync-api runs as production runs it (the esbuild bundle under plain node, NODE_ENV=production,
+// LOG_LEVEL=info) in its own process, as does the bare server, so throughput and RSS are their own;
+// autocannon drives both with the same connections and duration, in alternating rounds.
+// Run: npm run bench -- refsync-api   (or: npx tsx --tsconfig tsconfig.base.json tools/bench/src/refsync-api.ts)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { start as startMongoServer } from '@nhp/mongo-server';
+import { createLogger } from '@nhp/shared-logger';
+import { startNatsServer, withDatabase } from '@nhp/shared-testing';
+import { build } from 'esbuild';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  errors: number;
+  timeouts: number;
+  '2xx': number;
+  '3xx': number;
+}
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}) => Promise<AutocannonResult>;
+// autocannon ships no type declarations.
+const autocannon = createRequire(__filename)('autocannon') as Autocannon;
+
+const ROOT = resolve(__dirname, '../../..');
+const CONNECTIONS = 10;
+const DURATION_S = 3;
+const ROUNDS = 3;
+const BIG = 100_000;
+const CHANGED_SHARE = 100 / BIG;
+const COLD_TRIALS = 3;
+const RSS_SETTLE_S = 20;
+const MB = 1024 * 1024;
+const DATA_PATH = '/api/v1/reimbursementGroup';
+
+const TARGETS = { fullList: 0.9, notModified: 0.9, coldDiff: 0.05, rssMb: 200 };
+
+const silent = createLogger({ name: 'bench', level: 'silent' });
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+interface Context {
+  workDir: string;
+  appBundle: string;
+  mongoUri: string;
+  natsUrl: string;
+  apiKey: string;
+  appEnv(mongoUrl: string, port: number): Record<string, string>;
+}
+
+interface Result {
+  name: string;
+  figure: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * refsync-api as the Dockerfile runs it: the esbuild bundle of main.ts under plain node. Written
+ * inside the repository's ignored tmp/ so its external packages resolve from node_modules.
+ */
+async function buildApp(): Promise<string> {
+  const outfile = join(ROOT, 'tmp', 'bench-refsync-api', 'main.js');
+  await build({
+    entryPoints: [join(ROOT, 'apps/refsync-api/src/main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+    outfile,
+  });
+  return outfile;
+}
+
+function spawnApp(ctx: Context, mongoUrl: string, port: number): ChildProcess {
+  const child = spawn(process.execPath, ['--enable-source-maps', ctx.appBundle], {
+    cwd: ROOT,
+    env: { ...process.env, ...ctx.appEnv(mongoUrl, port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal === null)
+      process.stderr.write(`refsync-api exited ${code}: ${stderr}\n`);
+  });
+  return child;
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${what} did not become ready at ${url}`);
+}
+
+function rssMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/**
+ * bench is a scope:shared tool and may not import refsync libs, so data gets in the way it does in
+ * production: the synthetic-data generator writes upstream files and `refsync-importer --once`
+ * imports them, each as its own program.
+ */
+async function runProgram(entry: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (c: Buffer) => (output = (output + c.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+  if (code !== 0) throw new Error(`${entry} ${args.join(' ')} exited ${code}:\n${output}`);
+}
+
+function importOnce(ctx: Context, mongoUrl: string, files: { tg?: string; rg?: string } = {}) {
+  return runProgram('apps/refsync-importer/src/main.ts', ['--once'], {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    MONGO_URL: mongoUrl,
+    NATS_URL: ctx.natsUrl,
+    ...(files.tg ? { REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(files.tg).href } : {}),
+    ...(files.rg ? { REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(files.rg).href } : {}),
+  });
+}
+
+function generate(dataset: string, count: number, out: string, changeShare = 0) {
+  return runProgram('tools/refsync-sample-data/src/synthetic.ts', [
+    '--dataset',
+    dataset,
+    '--count',
+    String(count),
+    '--out',
+    out,
+    '--change-share',
+    String(changeShare),
+  ]);
+}
+
+/** The bare baseline: one node:http handler writing prepared bytes and headers, nothing else. */
+const BARE_SERVER = `
+const http = require('node:http');
+const fs = require('node:fs');
+const cfg = JSON.parse(fs.readFileSync(process.argv[1], 'utf8'));
+const body = fs.readFileSync(cfg.bodyFile);
+http.createServer((req, res) => {
+  if (req.headers['if-none-match'] === cfg.etag) { res.writeHead(304, cfg.notModifiedHeaders); res.end(); return; }
+  res.writeHead(200, cfg.headers); res.end(body);
+}).listen(cfg.port, '127.0.0.1');
+`;
+
+async function throughput(url: string, headers: Record<string, string>, expect: '2xx' | '3xx') {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+  if (result.errors > 0 || result.timeouts > 0 || result[expect] !== result.requests.total) {
+    const seen = { errors: result.errors, timeouts: result.timeouts, [expect]: result[expect] };
+    throw new Error(
+      `unexpected answers from ${url}: ${JSON.stringify(seen)} of ${result.requests.total}`,
+    );
+  }
+  return result.requests.average;
+}
+
+/** Alternating rounds, so a noisy neighbour on the machine hits both servers alike. */
+async function compare(
+  label: string,
+  api: string,
+  bare: string,
+  headers: Record<string, string>,
+  expect: '2xx' | '3xx',
+): Promise<{ api: number; bare: number; ratio: number }> {
+  await throughput(api, headers, expect); // warm-up: JIT, connections
+  await throughput(bare, headers, expect);
+  const ratios: number[] = [];
+  const apiRates: number[] = [];
+  const bareRates: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const a = await throughput(api, headers, expect);
+    const b = await throughput(bare, headers, expect);
+    apiRates.push(a);
+    bareRates.push(b);
+    ratios.push(a / b);
+    say(
+      `  ${label} round ${round}: refsync-api ${a.toFixed(0)} req/s, bare ${b.toFixed(0)} req/s, ratio ${(a / b).toFixed(3)}`,
+    );
+  }
+  return { api: median(apiRates), bare: median(bareRates), ratio: median(ratios) };
+}
+
+/** Targets 1 and 2: the shipped sample data, warm cache, against the bare server. */
+async function sampleThroughput(ctx: Context): Promise<Result[]> {
+  const mongoUrl = withDatabase(ctx.mongoUri, 'bench_sample');
+  await importOnce(ctx, mongoUrl); // the importer's default sources: the shipped sample, v1
+
+  const apiPort = await freePort();
+  const app = spawnApp(ctx, mongoUrl, apiPort);
+  const barePort = await freePort();
+  let bare: ChildProcess | undefined;
+  try {
+    await waitFor(`http://127.0.0.1:${apiPort}/readyz`, app, 'refsync-api');
+    const headers = { 'X-API-KEY': ctx.apiKey };
+    const first = await fetch(`http://127.0.0.1:${apiPort}${DATA_PATH}`, {
+      headers: { ...headers, 'Accept-Encoding': 'identity' },
+    });
+    const body = Buffer.from(await first.arrayBuffer());
+    const etag = first.headers.get('etag') as string;
+    const items = (JSON.parse(body.toString('utf8')) as { items: unknown[] }).items.length;
+    say(
+      `  sample data: ${items} reimbursement groups, ${(body.length / 1024).toFixed(0)} KiB as JSON`,
+    );
+
+    // The headers refsync-api sends, with the same sizes (its X-Request-Id is a UUID per request).
+    const common = {
+      'X-Request-Id': '00000000-0000-4000-8000-000000000000',
+      'Cache-Control': 'no-cache',
+      Vary: 'Accept-Encoding',
+      ETag: etag,
+    };
+    const bodyFile = join(ctx.workDir, 'bare-body.json');
+    await writeFile(bodyFile, body);
+    const cfgFile = join(ctx.workDir, 'bare.json');
+    const bareHeaders = {
+      ...common,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(body.length),
+    };
+    await writeFile(
+      cfgFile,
+      JSON.stringify({
+        port: barePort,
+        bodyFile,
+        etag,
+        headers: bareHeaders,
+        notModifiedHeaders: common,
+      }),
+    );
+    bare = spawn(process.execPath, ['-e', BARE_SERVER, cfgFile], { stdio: 'ignore' });
+    await waitFor(`http://127.0.0.1:${barePort}/`, bare, 'bare server');
+
+    const apiUrl = `http://127.0.0.1:${apiPort}${DATA_PATH}`;
+    const bareUrl = `http://127.0.0.1:${barePort}${DATA_PATH}`;
+    const full = await compare('full list', apiUrl, bareUrl, headers, '2xx');
+    const revalidation = await compare(
+      '304',
+      apiUrl,
+      bareUrl,
+      { ...headers, 'If-None-Match': etag },
+      '3xx',
+    );
+    return [
+      {
+        name: 'full list (sample, warm cache) / bare node:http',
+        figure: `${full.api.toFixed(0)} vs ${full.bare.toFixed(0)} req/s`,
+        value: full.ratio.toFixed(3),
+        target: `>= ${TARGETS.fullList}`,
+        pass: full.ratio >= TARGETS.fullList,
+      },
+      {
+        name: 'If-None-Match 304 / bare node:http',
+        figure: `${revalidation.api.toFixed(0)} vs ${revalidation.bare.toFixed(0)} req/s`,
+        value: revalidation.ratio.toFixed(3),
+        target: `>= ${TARGETS.notModified}`,
+        pass: revalidation.ratio >= TARGETS.notModified,
+      },
+    ];
+  } finally {
+    await stop(bare);
+    await stop(app);
+  }
+}
+
+/** Targets 3 and 4: 100k reimbursement groups, then 100 of them changed. */
+async function bigDataset(ctx: Context): Promise<Result[]> {
+  const mongoUrl = withDatabase(ctx.mongoUri, 'bench_100k');
+  const started = now();
+  const tgFile = join(ctx.workDir, 'treatment-groups.json');
+  const rgFile = join(ctx.workDir, 'reimbursement-groups.json');
+  await generate('treatmentGroup', 100, tgFile);
+  await generate('reimbursementGroup', BIG, rgFile);
+  await importOnce(ctx, mongoUrl, { tg: tgFile, rg: rgFile });
+  await generate('reimbursementGroup', BIG, rgFile, CHANGED_SHARE);
+  await importOnce(ctx, mongoUrl, { tg: tgFile, rg: rgFile });
+  say(
+    `  imported ${BIG} reimbursement groups (version 1), then ${Math.round(BIG * CHANGED_SHARE)} of them changed (version 2), in ${((now() - started) / 1000).toFixed(0)} s`,
+  );
+
+  // Cold: every trial starts a fresh refsync-api, so both requests miss the cache. The last one
+  // then keeps the full list cached in every coding for the memory reading.
+  const results: Result[] = [];
+  const fullMs: number[] = [];
+  const diffMs: number[] = [];
+  let counts = { full: 0, diff: 0 };
+  for (let trial = 1; trial <= COLD_TRIALS; trial++) {
+    const port = await freePort();
+    const child = spawnApp(ctx, mongoUrl, port);
+    const base = `http://127.0.0.1:${port}`;
+    const get = async (path: string, encoding = 'identity') => {
+      const t0 = now();
+      const res = await fetch(`${base}${path}`, {
+        headers: { 'X-API-KEY': ctx.apiKey, 'Accept-Encoding': encoding },
+      });
+      const bytes = Buffer.from(await res.arrayBuffer()); // fetch decodes gzip and br
+      return { ms: now() - t0, bytes, length: Number(res.headers.get('content-length')) };
+    };
+    try {
+      await waitFor(`${base}/readyz`, child, 'refsync-api');
+      await get('/api/v1/treatmentGroup?sinceVersion=0'); // warms the code paths, not the data
+      const diff = await get(`${DATA_PATH}?sinceVersion=1`);
+      const full = await get(DATA_PATH);
+      diffMs.push(diff.ms);
+      fullMs.push(full.ms);
+      counts = {
+        diff: (JSON.parse(diff.bytes.toString('utf8')) as { items: unknown[] }).items.length,
+        full: (JSON.parse(full.bytes.toString('utf8')) as { items: unknown[] }).items.length,
+      };
+      say(
+        `  cold trial ${trial}: diff ${diff.ms.toFixed(1)} ms (${counts.diff} items), full list ${full.ms.toFixed(0)} ms (${counts.full} items, ${(full.length / MB).toFixed(0)} MB)`,
+      );
+      if (trial < COLD_TRIALS) continue;
+
+      const gzip = await get(DATA_PATH, 'gzip');
+      const br = await get(DATA_PATH, 'br');
+      // V8 hands the one-off garbage of the computation (100k documents, the JSON text) back to
+      // the system only once its memory reducer has run, seconds later: sample a fixed window.
+      const series: number[] = [];
+      for (let second = 0; second < RSS_SETTLE_S; second++) {
+        await sleep(1000);
+        series.push(Math.round(rssMb(child.pid as number).rss));
+      }
+      const { rss, peak } = rssMb(child.pid as number);
+      say(`  RSS (MB) each second after the three codings were served: ${series.join(' ')}`);
+      say(
+        `  cached: gzip ${(gzip.length / MB).toFixed(1)} MB + br ${(br.length / MB).toFixed(1)} MB; identity (${(full.length / MB).toFixed(0)} MB) is served by inflating the gzip copy; peak while computing ${peak.toFixed(0)} MB`,
+      );
+      results.push({
+        name: 'RSS with the 100k full list cached (all three codings served)',
+        figure: `peak ${peak.toFixed(0)} MB while computing`,
+        value: `${rss.toFixed(0)} MB`,
+        target: `<= ${TARGETS.rssMb} MB`,
+        pass: rss <= TARGETS.rssMb,
+      });
+    } finally {
+      await stop(child);
+    }
+  }
+  const ratio = median(diffMs) / median(fullMs);
+  results.unshift({
+    name: `cold diff (${counts.diff} of ${counts.full}) / cold full list`,
+    figure: `${median(diffMs).toFixed(1)} ms vs ${median(fullMs).toFixed(0)} ms`,
+    value: ratio.toFixed(4),
+    target: `<= ${TARGETS.coldDiff}`,
+    pass: ratio <= TARGETS.coldDiff,
+  });
+  return results;
+}
+
+export async function run(): Promise<void> {
+  const started = now();
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-refsync-api-'));
+  const nats = await startNatsServer();
+  const mongo = await startMongoServer({ port: 0, logger: silent });
+  const apiKey = `bench-${randomBytes(16).toString('hex')}`;
+  try {
+    const ctx: Context = {
+      workDir,
+      appBundle: await buildApp(),
+      mongoUri: mongo.uri,
+      natsUrl: nats.url,
+      apiKey,
+      appEnv: (mongoUrl, port) => ({
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        MONGO_URL: mongoUrl,
+        NATS_URL: nats.url,
+        REFSYNC_API_PORT: String(port),
+        REFSYNC_API_HOST: '127.0.0.1',
+        REFSYNC_API_KEYS: `bench:${sha256Hex(apiKey)}`,
+      }),
+    };
+    say(
+      `refsync-api (autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} alternating rounds after a warm-up)`,
+    );
+    // REFSYNC_BENCH_PARTS=throughput or =big runs one half, for working on it.
+    const parts = (process.env['REFSYNC_BENCH_PARTS'] ?? 'throughput,big').split(',');
+    const results = [
+      ...(parts.includes('throughput') ? await sampleThroughput(ctx) : []),
+      ...(parts.includes('big') ? await bigDataset(ctx) : []),
+    ];
+    say('');
+    say('| measure | figures | result | target | |');
+    say('|---|---|---|---|---|');
+    for (const r of results) {
+      say(`| ${r.name} | ${r.figure} | ${r.value} | ${r.target} | ${r.pass ? 'PASS' : 'FAIL'} |`);
+    }
+    say(`\nrefsync-api bench took ${((now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await mongo.stop();
+    await nats.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  run().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
