@@ -313,6 +313,7 @@ function failureReport(
     const details = err.details.report ? formatReport(err.details.report) : undefined;
     return {
       ...common,
+      previousVersion: err.details.previousVersion ?? null,
       outcome: 'aborted',
       datasets: (err.details.datasets as Record<Dataset, DatasetSummary> | undefined) ?? null,
       error: { reason: err.reason, message: err.message, ...(details ? { details } : {}) },

@@ -113,6 +113,23 @@ describe('refsync-importer command line (child processes)', () => {
     expect(usage.stderr).toMatch(/usage: npm run refsync-importer/);
   }, 120_000);
 
+  it('when NATS is unreachable, then --once still commits and exits 0, and the next run publishes the pending event', async () => {
+    const offline = {
+      ...env,
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_offline`),
+      NATS_URL: `nats://127.0.0.1:${await freePort()}`,
+    };
+    const committed = await importer(['--once'], offline).finished;
+    expect(committed.code).toBe(0);
+    expect(committed.stdout).toMatch(/committed version 1/);
+    expect(committed.stdout).toMatch(/events pending: 1 .*publishes them when NATS is reachable/);
+
+    const next = await importer(['--once'], { ...offline, NATS_URL: infra.get().natsUrl }).finished;
+    expect(next.code).toBe(0);
+    expect(next.stdout).toMatch(/nothing to commit/);
+    expect(next.stdout).toMatch(/events published: 2/); // version 1's, then this run's
+  }, 90_000);
+
   it('when started without arguments, then the worker serves probes, says which admin token it accepts, and stops on SIGTERM', async () => {
     const port = await freePort();
     const worker = importer([], {

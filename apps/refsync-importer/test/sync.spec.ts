@@ -176,7 +176,12 @@ describe('importer sync (file sources, real MongoDB wire protocol)', () => {
     await ctx.importer.run({ trigger: 'cli' });
     await rewrite(ten.slice(0, 5), [rg('R1')]);
     const guarded = await ctx.importer.run({ trigger: 'cli' });
-    expect(guarded).toMatchObject({ outcome: 'aborted', error: { reason: 'mass_deletion' } });
+    expect(guarded).toMatchObject({
+      outcome: 'aborted',
+      previousVersion: 1,
+      committedVersion: null,
+      error: { reason: 'mass_deletion' },
+    });
     expect(guarded.error?.message).toMatch(
       /delete 5 of 10 active items \(50\.0%\).*--allow-mass-delete/,
     );

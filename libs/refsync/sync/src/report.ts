@@ -44,6 +44,8 @@ export class SyncAbortedError extends Error {
     readonly details: {
       report?: ValidationReport;
       datasets?: Partial<Record<Dataset, DatasetSummary>>;
+      /** The committed version when the run stopped (readers stay on it). */
+      previousVersion?: number;
     } = {},
     options?: { cause?: unknown },
   ) {

@@ -316,6 +316,9 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
       completedAt: committedAt,
       event,
     };
+  } catch (err) {
+    if (err instanceof SyncAbortedError) err.details.previousVersion ??= previousVersion;
+    throw err;
   } finally {
     for (const snapshot of Object.values(snapshots)) {
       await snapshot
