@@ -1,8 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request } from 'express';
-import type { LeaseRepository } from '@nhp/refsync-data-access';
+import type { LeaseRepository, RunRepository } from '@nhp/refsync-data-access';
 import { createHealth, healthRouter, type HealthCheck } from '@nhp/shared-health';
-import { conflict, createHttpApp, problemDetailsFormatter, unauthorized } from '@nhp/shared-http';
+import {
+  conflict,
+  createHttpApp,
+  notFound,
+  problemDetailsFormatter,
+  unauthorized,
+} from '@nhp/shared-http';
 import type { Logger } from '@nhp/shared-logger';
 import type { Importer, RunReport } from './importer';
 import type { ImporterMetrics } from './metrics';
@@ -11,6 +17,7 @@ export interface ProbeAppOptions {
   logger: Logger;
   importer: Pick<Importer, 'begin'>;
   leases: Pick<LeaseRepository, 'current'>;
+  runs: Pick<RunRepository, 'get'>;
   /** This process's lease holder id. */
   instance: string;
   metrics: ImporterMetrics;
@@ -41,6 +48,20 @@ export function createProbeApp(options: ProbeAppOptions) {
   const health = createHealth({ checks: options.checks, logger: options.logger });
   const expected = digest(options.adminToken);
 
+  const requireAdmin = (req: Request): void => {
+    const token = bearerToken(req);
+    if (token === undefined || !timingSafeEqual(digest(token), expected)) {
+      throw unauthorized(
+        'UNAUTHORIZED',
+        '/sync needs the admin token as "Authorization: Bearer <token>"',
+        undefined,
+        {
+          headers: { 'WWW-Authenticate': 'Bearer realm="refsync-importer"' },
+        },
+      );
+    }
+  };
+
   const app: Express = createHttpApp({
     logger: options.logger,
     errorFormatter: problemDetailsFormatter,
@@ -52,18 +73,15 @@ export function createProbeApp(options: ProbeAppOptions) {
         res.set('Content-Type', options.metrics.registry.contentType).send(body);
       });
 
+      router.get('/sync/:runId', async (req, res) => {
+        requireAdmin(req);
+        const run = await options.runs.get(String(req.params['runId']));
+        if (!run) throw notFound('RUN_NOT_FOUND', `no importer run ${req.params['runId']}`);
+        res.json(run);
+      });
+
       router.post('/sync', async (req, res) => {
-        const token = bearerToken(req);
-        if (token === undefined || !timingSafeEqual(digest(token), expected)) {
-          throw unauthorized(
-            'UNAUTHORIZED',
-            'POST /sync needs the admin token as "Authorization: Bearer <token>"',
-            undefined,
-            {
-              headers: { 'WWW-Authenticate': 'Bearer realm="refsync-importer"' },
-            },
-          );
-        }
+        requireAdmin(req);
         const wait = req.query['wait'] === 'true';
         const allowMassDelete = req.query['allowMassDelete'] === 'true';
         // Another instance syncing is visible through the lease: answer 409 now instead of

@@ -22,6 +22,7 @@ export async function runWorker(config: ImporterConfig, logger: Logger): Promise
     logger,
     importer: ctx.importer,
     leases: ctx.leases,
+    runs: ctx.runs,
     instance: ctx.instance,
     metrics: ctx.metrics,
     adminToken: token.token,

@@ -42,6 +42,7 @@ describe('probe server', () => {
       logger: quietLogger(),
       importer: ctx.importer,
       leases: ctx.leases,
+      runs: ctx.runs,
       instance: ctx.instance,
       metrics: ctx.metrics,
       adminToken: TOKEN,
@@ -94,6 +95,18 @@ describe('probe server', () => {
     gate = undefined;
     await ctx.importer.idle();
     expect((await ctx.runs.get(started.body.runId))?.outcome).toBe('committed');
+    expect(started.headers['location']).toBe(`/sync/${started.body.runId}`);
+    const record = await request(app)
+      .get(started.headers['location'])
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .expect(200);
+    expect(record.body).toMatchObject({
+      runId: started.body.runId,
+      outcome: 'committed',
+      trigger: 'http',
+    });
+    await request(app).get(started.headers['location']).expect(401);
+    await request(app).get('/sync/no-such-run').set('Authorization', `Bearer ${TOKEN}`).expect(404);
 
     const waited = await request(app)
       .post('/sync?wait=true')
