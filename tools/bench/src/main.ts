@@ -4,6 +4,8 @@
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'mongo-server': () => import('./mongo-server'),
+  'refsync-api': () => import('./refsync-api'),
+  'refsync-importer': () => import('./refsync-importer'),
 };
 
 async function main(): Promise<void> {
