@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
+import { createLogger } from '@nhp/shared-logger';
+import type { ImporterContext, ImporterContextOptions } from '../src/app';
 import { ids, readerView, rg, startContext, testConfig, tg } from './helpers';
 
 const infra = useTestInfra();
@@ -34,14 +35,14 @@ describe('importer with http(s) upstream sources', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  async function importerFor(name: string) {
+  async function importerFor(name: string, options: Partial<ImporterContextOptions> = {}) {
     const ctx = await startContext(
       testConfig(infra.get(), {
         REFSYNC_SOURCE_TREATMENT_GROUP: `${base}/${name}/tg.json`,
         REFSYNC_SOURCE_REIMBURSEMENT_GROUP: `${base}/${name}/rg.json`,
         REFSYNC_SOURCE_AUTH_HEADER: 'Authorization: Bearer upstream-secret',
       }),
-      { connectToNats: false },
+      { connectToNats: false, ...options },
     );
     contexts.push(ctx);
     return ctx;
@@ -67,10 +68,23 @@ describe('importer with http(s) upstream sources', () => {
       { status: 200, body: [tg('T1')] },
     ]);
     routes.set('/flaky/rg.json', [{ status: 200, body: [rg('R1')] }]);
-    const ctx = await importerFor('flaky');
+    const lines: string[] = [];
+    const ctx = await importerFor('flaky', {
+      logger: createLogger({
+        name: 'test',
+        level: 'warn',
+        destination: { write: (line: string) => lines.push(line) },
+      }),
+    });
     const report = await ctx.importer.run({ trigger: 'cli' });
     expect(report.outcome).toBe('committed');
     expect(hits.get('/flaky/tg.json')).toBe(3);
+    const retries = lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'upstream download failed, retrying');
+    expect(retries).toHaveLength(2);
+    expect(retries.every((l) => l.runId === report.runId)).toBe(true);
+    expect(lines.join('\n')).not.toContain('upstream-secret');
   });
 
   it('when upstream answers 403, then it is not retried, the run aborts and nothing is committed', async () => {

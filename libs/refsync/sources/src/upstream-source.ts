@@ -29,7 +29,14 @@ export function createUpstreamSource(
     return { description, open: () => openFileSnapshot(path, description) };
   }
   if (url.protocol === 'http:' || url.protocol === 'https:') {
-    return { description, open: () => openHttpSnapshot(url, description, options) };
+    return {
+      description,
+      open: (context) =>
+        openHttpSnapshot(url, description, {
+          ...options,
+          logger: context?.logger ?? options.logger,
+        }),
+    };
   }
   throw new UpstreamError(
     'unsupported_url',

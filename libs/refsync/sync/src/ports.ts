@@ -30,7 +30,8 @@ export interface UpstreamSnapshot {
 
 export interface UpstreamSource {
   readonly description: string;
-  open(): Promise<UpstreamSnapshot>;
+  /** `logger` is the run's (its lines carry the run id), for retries and the like. */
+  open(context?: { logger?: Pick<SyncLogger, 'warn'> }): Promise<UpstreamSnapshot>;
 }
 
 /** What the diff needs of a committed item: never its data. */

@@ -139,7 +139,7 @@ export async function runSync(deps: SyncDependencies, options: SyncOptions): Pro
   try {
     for (const dataset of DATASETS) {
       try {
-        snapshots[dataset] = await deps.sources[dataset].open();
+        snapshots[dataset] = await deps.sources[dataset].open({ logger: log });
       } catch (err) {
         throw new SyncAbortedError(
           'upstream_unavailable',
