@@ -15,10 +15,12 @@ async function main(): Promise<void> {
     process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}\n`);
     process.exit(2);
   }
-  for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
+  const selected = Object.entries(benches).filter(
+    ([name]) => requested.length === 0 || requested.includes(name),
+  );
+  for (const [name, load] of selected) {
     process.stdout.write(`\n=== ${name}\n`);
-    const bench = await benches[name]!();
-    await bench.run();
+    await (await load()).run();
   }
 }
 
