@@ -4,6 +4,7 @@ import {
   SYNC_COMPLETED_SUBJECT,
   syncCompletedEventDataSchema,
 } from '@nhp/refsync-contracts';
+import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
 import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
 import {
   badRequest,
@@ -74,6 +75,8 @@ export interface RefsyncApp {
 }
 
 const API_KEY_HEADER = 'x-api-key';
+/** Reads of the version and the items before a miss gives up with 503 (two syncs in a row won). */
+const MAX_VERSION_ATTEMPTS = 3;
 const WWW_AUTHENTICATE = 'ApiKey realm="refsync-api", header="X-API-KEY"';
 
 /** The event as refsync-importer publishes it; `source` matters only when building. */
@@ -98,6 +101,16 @@ function notModifiedHeaderList(etag: string, requestId: string): string[] {
     REQUEST_ID_HEADER,
     requestId,
   ];
+}
+
+/** The message says nothing internal, so it is shown; Retry-After tells a client when to try. */
+function databaseUnavailable(cause: unknown) {
+  return serviceUnavailable(
+    'DATABASE_UNAVAILABLE',
+    'The data store cannot be reached; retry later',
+    undefined,
+    { cause, expose: true, headers: { 'Retry-After': '5' } },
+  );
 }
 
 /** A driver or mongoose error means the database is away: 503, worth a retry, not a 500. */
@@ -156,14 +169,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     try {
       return await versions.refresh('request');
     } catch (err) {
-      throw serviceUnavailable(
-        'DATABASE_UNAVAILABLE',
-        'The data store cannot be reached; retry later',
-        undefined,
-        {
-          cause: err,
-        },
-      );
+      throw databaseUnavailable(err);
     }
   }
 
@@ -176,14 +182,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       return await responses.obtain(selection, version, encoding);
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
-      throw serviceUnavailable(
-        'DATABASE_UNAVAILABLE',
-        'The data store cannot be reached; retry later',
-        undefined,
-        {
-          cause: err,
-        },
-      );
+      throw databaseUnavailable(err);
     }
   }
 
@@ -238,14 +237,27 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
         source = 'cache';
         if (!response) {
           // A miss reads the stored version first: the body is computed at the committed version
-          // even when an event was missed, and a newer version drops the stale entries.
-          version = await refreshedVersion();
-          etag = responses.etag(selection, version, encoding);
-          if (!notModified(etag)) {
-            response = await obtain(selection, version, encoding);
-            source = 'computed';
-          } else {
-            source = 'not-modified';
+          // even when an event was missed, and a newer version drops the stale entries. Storage
+          // refuses a version that two syncs have left behind; then read the version again.
+          for (let attempt = 1; ; attempt++) {
+            version = await refreshedVersion();
+            etag = responses.etag(selection, version, encoding);
+            if (notModified(etag)) {
+              source = 'not-modified';
+              break;
+            }
+            try {
+              response = await obtain(selection, version, encoding);
+              source = 'computed';
+              break;
+            } catch (err) {
+              if (!(err instanceof RefsyncVersionConflictError)) throw err;
+              if (attempt === MAX_VERSION_ATTEMPTS) throw databaseUnavailable(err);
+              req.log.info(
+                { version, attempt },
+                'data version moved on while reading; reading again',
+              );
+            }
           }
         }
       }

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const nats = await connectNats({ servers: config.NATS_URL, name: 'refsync-api', logger });
 
   const health = createHealth({
+    logger,
     checks: {
       mongo: () => mongoPing(connection),
       nats: () => natsIsConnected(nats),

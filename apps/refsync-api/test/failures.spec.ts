@@ -1,0 +1,148 @@
+import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
+import { createLogger } from '@nhp/shared-logger';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import type { DatasetReader } from '../src/datasets';
+import { keyEntry, TEST_CLIENT, TEST_KEY } from './support/harness';
+
+/**
+ * Failures of the storage port. The reader here is a stand-in for the repository (not the
+ * driver): what matters is how the service answers when the repository fails.
+ */
+function appWith(reader: DatasetReader) {
+  return createApp({
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    reader,
+    apiKeys: [keyEntry(TEST_CLIENT, TEST_KEY)],
+    cacheMaxBytes: 1024 * 1024,
+    versionCheckIntervalMs: 3_600_000,
+  });
+}
+
+function driverError(name: string): Error {
+  const err = new Error('connect ECONNREFUSED 127.0.0.1:27017');
+  err.name = name;
+  return err;
+}
+
+describe('when storage fails', () => {
+  it('when the database cannot be reached, then 503 problem details without internals', async () => {
+    const app = appWith({
+      currentVersion: () => Promise.reject(driverError('MongoServerSelectionError')),
+      listItems: () => Promise.reject(driverError('MongoServerSelectionError')),
+    });
+    const res = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(503);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'about:blank',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'The data store cannot be reached; retry later',
+      instance: '/api/v1/treatmentGroup',
+      code: 'DATABASE_UNAVAILABLE',
+    });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.text).not.toContain('27017');
+    await app.close();
+  });
+
+  it('when the database fails while a body is computed, then 503 too', async () => {
+    const app = appWith({
+      currentVersion: async () => 3,
+      listItems: () => Promise.reject(driverError('MongoNetworkError')),
+    });
+    await request(app).get('/api/v1/reimbursementGroup').set('X-API-KEY', TEST_KEY).expect(503);
+    await app.close();
+  });
+
+  it('when the repository has a bug, then 500 problem details without internals', async () => {
+    const app = appWith({
+      currentVersion: async () => 3,
+      listItems: () =>
+        Promise.reject(new TypeError('cannot read properties of undefined (reading "data")')),
+    });
+    const res = await request(app)
+      .get('/api/v1/treatment-group')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(500);
+    expect(JSON.parse(res.text)).toMatchObject({
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      detail: 'An unexpected error occurred',
+    });
+    expect(res.text).not.toContain('reading');
+    await app.close();
+  });
+
+  it('when storage says the version was left behind while reading, then the version is read again and the answer is current', async () => {
+    let version = 1;
+    const app = appWith({
+      currentVersion: async () => version,
+      listItems: async (_dataset, { atVersion }) => {
+        if (atVersion < 3) {
+          version = 3; // two syncs committed meanwhile
+          throw new RefsyncVersionConflictError(atVersion, 3, 'left behind');
+        }
+        return [
+          {
+            data: { id: 'TG-3', name: 'x' },
+            version: 3,
+            lastChanged: new Date(0),
+            isDeleted: false,
+          },
+        ];
+      },
+    });
+    const res = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(200);
+    expect(res.body.currentVersion).toBe(3);
+    await app.close();
+  });
+
+  it('when the version keeps moving on, then 503 after a few attempts', async () => {
+    let version = 1;
+    const app = appWith({
+      currentVersion: async () => version,
+      listItems: async (_dataset, { atVersion }) => {
+        version = atVersion + 2;
+        throw new RefsyncVersionConflictError(atVersion, version, 'left behind');
+      },
+    });
+    const res = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(503);
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    await app.close();
+  });
+
+  it('when the database goes away after a body was cached, then the cached body and 304s are still served', async () => {
+    let down = false;
+    const app = appWith({
+      currentVersion: async () => {
+        if (down) throw driverError('MongoNetworkError');
+        return 1;
+      },
+      listItems: async () => [
+        { data: { id: 'TG-1', name: 'x' }, version: 1, lastChanged: new Date(0), isDeleted: false },
+      ],
+    });
+    const first = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(200);
+    down = true;
+    await request(app).get('/api/v1/treatmentGroup').set('X-API-KEY', TEST_KEY).expect(200);
+    await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .set('If-None-Match', first.headers['etag'] as string)
+      .expect(304);
+    await app.close();
+  });
+});
