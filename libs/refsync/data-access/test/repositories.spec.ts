@@ -147,11 +147,17 @@ describe('read repository: rules 1-6', () => {
     expect(await listing('treatmentGroup', 3, Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
-  it('when a reader asks at an older version, then it sees that version exactly', async () => {
-    await threeVersions();
+  it('when a reader asks at the version before the latest commit, then it sees that version exactly', async () => {
+    // Readers are served exactly at the current version and the one before it (a request that
+    // fixed its version just before a commit); see README, "Readers".
+    await sync({ treatmentGroup: [upsert('a'), upsert('b'), upsert('c')] });
+    await sync({ treatmentGroup: [upsert('b', 'B v2'), remove('c'), upsert('d')] });
+    expect(await listing('treatmentGroup', 1)).toEqual(['a@1', 'b@1', 'c@1']);
+    expect(await listing('treatmentGroup', 1, 0)).toEqual(['a@1', 'b@1', 'c@1']);
+    await sync({ treatmentGroup: [upsert('c', 'C again'), remove('a')] });
     expect(await listing('treatmentGroup', 2)).toEqual(['a@1', 'b@2', 'd@2']);
     expect(await listing('treatmentGroup', 2, 0)).toEqual(['a@1', 'b@2', 'c@2-deleted', 'd@2']);
-    expect(await listing('treatmentGroup', 1)).toEqual(['a@1', 'b@1', 'c@1']);
+    expect(await listing('treatmentGroup', 2, 1)).toEqual(['b@2', 'c@2-deleted', 'd@2']);
   });
 
   it('when items share a version, then they are ordered by id in binary order', async () => {
@@ -266,9 +272,10 @@ describe('consistency without transactions', () => {
     await expect(
       writer.stageChanges(2, 'treatmentGroup', [upsert('a', 'retry')], timeOf(2)),
     ).rejects.toThrow(RefsyncStagingError);
+    // Three staged states discarded (x deleted, a and b set back), two committed states restored.
     expect(await writer.recover()).toEqual({ removed: 3, restored: 2 });
     expect(await Item.countDocuments({ version: { $gt: 1 } })).toBe(0);
-    expect(await Item.countDocuments({ supersededAt: { $ne: null } })).toBe(0);
+    expect(await Item.countDocuments({ prev: { $ne: null } })).toBe(0);
     expect(await writer.recover()).toEqual({ removed: 0, restored: 0 });
 
     await writer.stageChanges(2, 'treatmentGroup', [upsert('c', 'C v2'), upsert('y')], timeOf(2));
@@ -280,7 +287,7 @@ describe('consistency without transactions', () => {
     });
     expect(await listing('treatmentGroup', 2, 0)).toEqual(['a@1', 'b@1', 'c@2', 'y@2']);
     expect((await read.listItems('treatmentGroup', { atVersion: 2 }))[0].data).toEqual(tg('a'));
-    expect(await Item.countDocuments({})).toBe(5);
+    expect(await Item.countDocuments({})).toBe(4); // one document per item: a, b, c, y
   });
 
   it('when commit names a stale expected version, then it fails and changes nothing', async () => {
@@ -415,8 +422,40 @@ describe('outbox', () => {
   });
 });
 
-describe('prune', () => {
-  it('when superseded documents are older than the grace version, then they go and every answer stays', async () => {
+describe('one document per item', () => {
+  it('when a change set is staged, then exactly one document per change is written and no other', async () => {
+    const { Item } = refsyncModels(conn);
+    await sync({ treatmentGroup: [upsert('a'), upsert('b'), upsert('c'), upsert('d')] });
+    await sync({ treatmentGroup: [remove('d')] });
+    const snapshot = async () =>
+      new Map((await Item.find({}).lean()).map((d) => [d._id, JSON.stringify(d)]));
+    const before = await snapshot();
+
+    const result = await write.stageChanges(
+      3,
+      'treatmentGroup',
+      [upsert('a', 'A v3'), remove('b'), upsert('d', 'D is back'), upsert('e')],
+      timeOf(3),
+    );
+
+    expect(result).toEqual({ inserted: 4, superseded: 3 });
+    const after = await snapshot();
+    const written = [...after.keys()].filter((id) => before.get(id) !== after.get(id)).sort();
+    expect(written).toEqual([
+      'treatmentGroup:a',
+      'treatmentGroup:b',
+      'treatmentGroup:d',
+      'treatmentGroup:e',
+    ]);
+    expect(after.size).toBe(before.size + 1);
+    expect(await Item.findById('treatmentGroup:a').lean()).toMatchObject({
+      version: 3,
+      data: tg('a', 'A v3'),
+      prev: { version: 1, data: tg('a'), isDeleted: false, lastChanged: timeOf(1) },
+    });
+  });
+
+  it('when items changed over several versions, then each keeps one document and prune removes none', async () => {
     const { Item } = refsyncModels(conn);
     await sync({ treatmentGroup: [upsert('a'), upsert('b')] });
     await sync({ treatmentGroup: [upsert('a', 'A v2')] });
@@ -429,15 +468,54 @@ describe('prune', () => {
       atPrevious: await read.listItems('treatmentGroup', { atVersion: 3, sinceVersion: 0 }),
     });
     const before = await answers();
-
-    // a@1 (superseded at 2) and a@2 (at 3) go; b@1 (superseded at 4) stays for readers at 3.
-    expect(await write.prune()).toBe(2);
-    expect(await answers()).toEqual(before);
-    expect(await Item.countDocuments({ itemId: 'a' })).toBe(1);
+    expect(await Item.countDocuments({})).toBe(2);
     expect(await listing('treatmentGroup', 4, 0)).toEqual(['a@3', 'b@4-deleted']);
+    expect(await listing('treatmentGroup', 3, 0)).toEqual(['b@1', 'a@3']);
+
     expect(await write.prune()).toBe(0);
+    expect(await answers()).toEqual(before);
+    await expect(write.prune({ graceVersions: -1 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('readers behind the current version', () => {
+  it('when a reader fixed V before a commit and the next run is staging, then it still gets exactly V', async () => {
+    await sync({ treatmentGroup: [upsert('a'), upsert('b'), upsert('c')] });
+    const v1 = {
+      full: await read.listItems('treatmentGroup', { atVersion: 1 }),
+      all: await read.listItems('treatmentGroup', { atVersion: 1, sinceVersion: 0 }),
+    };
+    await sync({ treatmentGroup: [upsert('a', 'A v2')] });
+    // Version 3 stages items that version 2 did not touch: their prev is still the state at 1.
+    await write.stageChanges(3, 'treatmentGroup', [remove('b'), upsert('c', 'C v3')], timeOf(3));
+
+    expect(await read.listItems('treatmentGroup', { atVersion: 1 })).toEqual(v1.full);
+    expect(await read.listItems('treatmentGroup', { atVersion: 1, sinceVersion: 0 })).toEqual(
+      v1.all,
+    );
+    expect(await listing('treatmentGroup', 2)).toEqual(['b@1', 'c@1', 'a@2']);
+    expect(await listing('treatmentGroup', 2, 1)).toEqual(['a@2']);
   });
 
+  it('when two runs staged since a reader fixed its version, then it gets a conflict, never a wrong answer', async () => {
+    await sync({ treatmentGroup: [upsert('a'), upsert('b')] });
+    await sync({ treatmentGroup: [upsert('a', 'A v2')] });
+    // a changes again: its document now holds the states of 2 and 3; the state at 1 is gone.
+    await write.stageChanges(3, 'treatmentGroup', [upsert('a', 'A v3')], timeOf(3));
+
+    await expect(read.listItems('treatmentGroup', { atVersion: 1 })).rejects.toMatchObject({
+      name: 'RefsyncVersionConflictError',
+      expectedVersion: 1,
+      actualVersion: 2,
+    });
+    await expect(
+      read.listItems('treatmentGroup', { atVersion: 1, sinceVersion: 0 }),
+    ).rejects.toThrow(RefsyncVersionConflictError);
+    expect(await listing('treatmentGroup', 2)).toEqual(['b@1', 'a@2']);
+  });
+});
+
+describe('prune', () => {
   it('when published events exceed the number to keep, then the oldest published go and pending stay', async () => {
     for (let v = 1; v <= 4; v += 1) await sync({ treatmentGroup: [upsert('a', `A v${v}`)] });
     for (const v of [1, 2, 3]) await write.markEventPublished(eventFor(v).id);

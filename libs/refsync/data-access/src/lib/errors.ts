@@ -4,10 +4,12 @@ export class RefsyncVersionConflictError extends Error {
   constructor(
     readonly expectedVersion: number,
     readonly actualVersion: number | undefined,
+    message?: string,
   ) {
     super(
-      `refsync state is at version ${actualVersion ?? 'unknown'}, expected ${expectedVersion}; ` +
-        'another writer committed or the change set is stale (run recover() and start over)',
+      message ??
+        `refsync state is at version ${actualVersion ?? 'unknown'}, expected ${expectedVersion}; ` +
+          'another writer committed or the change set is stale (run recover() and start over)',
     );
     this.name = 'RefsyncVersionConflictError';
   }

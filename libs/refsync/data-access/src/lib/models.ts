@@ -7,28 +7,37 @@ export const STATE_COLLECTION = 'refsync_state';
 export const STATE_ID = 'refsync';
 
 /**
- * The `_id` of an item version: `<dataset>:<version>:<itemId>`. Deterministic, so the primary key
- * itself guarantees one document per item and version (a re-staged item fails with E11000 instead of
- * duplicating), with no extra unique index to maintain. Unambiguous: dataset and version hold no ':'.
+ * The `_id` of an item's head document: `<dataset>:<itemId>`. Deterministic, so the primary key
+ * itself guarantees one document per item (a new item staged twice fails with E11000 instead of
+ * duplicating) and a staging run finds an item's document by point lookup, with no extra index.
+ * Unambiguous: a dataset name holds no ':'.
  */
-export function itemVersionId(dataset: Dataset, itemId: string, version: number): string {
-  return `${dataset}:${version}:${itemId}`;
+export function itemDocId(dataset: Dataset, itemId: string): string {
+  return `${dataset}:${itemId}`;
 }
 
-/** One version of one item. Never updated after insert except for `supersededAt`. */
-export interface ItemVersionDoc {
-  _id: string;
-  dataset: Dataset;
-  itemId: string;
-  /** The data version that wrote this document. */
+/** One state of one item, as one data version left it. */
+export interface ItemState {
+  /** The data version that wrote this state. */
   version: number;
   data: unknown;
   /** contentHash(data): the diff compares hashes, never data. */
   hash: string;
   isDeleted: boolean;
   lastChanged: Date;
-  /** The version that replaced this document; null while it is the item's latest. */
-  supersededAt: number | null;
+}
+
+/**
+ * An item's head document: its latest state at top level (which is staged, i.e. invisible, while
+ * `version` is above the committed version) and, in `prev`, the state it replaced. One document per
+ * item, so staging a change writes exactly one document. (Named ItemVersionDoc for compatibility.)
+ */
+export interface ItemVersionDoc extends ItemState {
+  _id: string;
+  dataset: Dataset;
+  itemId: string;
+  /** The state the latest one replaced; null for an item that has had one state since insertion or recovery. */
+  prev: ItemState | null;
 }
 
 export interface OutboxEventDoc {
@@ -47,6 +56,17 @@ export interface StateDoc {
   outbox: OutboxEventDoc[];
 }
 
+const itemStateSchema = new Schema<ItemState>(
+  {
+    version: { type: Number, required: true },
+    data: { type: Schema.Types.Mixed, required: true },
+    hash: { type: String, required: true },
+    isDeleted: { type: Boolean, required: true },
+    lastChanged: { type: Date, required: true },
+  },
+  { _id: false, minimize: false },
+);
+
 const itemVersionSchema = new Schema<ItemVersionDoc>(
   {
     _id: { type: String, required: true },
@@ -58,7 +78,7 @@ const itemVersionSchema = new Schema<ItemVersionDoc>(
     hash: { type: String, required: true },
     isDeleted: { type: Boolean, required: true },
     lastChanged: { type: Date, required: true },
-    supersededAt: { type: Number, default: null },
+    prev: { type: itemStateSchema, default: null },
   },
   {
     collection: ITEMS_COLLECTION,
@@ -69,17 +89,16 @@ const itemVersionSchema = new Schema<ItemVersionDoc>(
 );
 // Indexes serve MongoDB and the project's own wire-compatible server alike. The latter uses an
 // index only when equality or $in pins every field of it, which is why the diff is queried as
-// `version $in (N, V]` on {dataset, version} rather than as a range on a longer index.
+// `version $in (N, V+2]` on {dataset, version} rather than as a range on a longer index.
 //
-// Diff (sinceVersion=N at V): point lookups of the versions in (N, V], so its cost follows the
-// number of documents written since N, not the dataset size. Also recover()'s `version > V`.
+// Diff (sinceVersion=N at V): point lookups of the versions in (N, V+2], so its cost follows the
+// number of items changed since N, not the dataset size. Also recover()'s `version > V` and, on
+// MongoDB, the full list's second $or branch (the few items of a staging under way).
 itemVersionSchema.index({ dataset: 1, version: 1 }, { name: 'dataset_version' });
-// Per-item lookups of the write side (superseding, tombstone data): cost follows the change set.
-itemVersionSchema.index({ dataset: 1, itemId: 1 }, { name: 'dataset_item' });
-// Full list (no sinceVersion) on MongoDB: the latest non-deleted documents in response order.
+// Full list (no sinceVersion) on MongoDB: the non-deleted committed states in response order.
 itemVersionSchema.index(
-  { dataset: 1, supersededAt: 1, isDeleted: 1, version: 1, itemId: 1 },
-  { name: 'dataset_superseded_deleted_version_item' },
+  { dataset: 1, isDeleted: 1, version: 1, itemId: 1 },
+  { name: 'dataset_deleted_version_item' },
 );
 
 const outboxEventSchema = new Schema<OutboxEventDoc>(

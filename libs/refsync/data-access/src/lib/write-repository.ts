@@ -3,15 +3,17 @@ import { contentHash } from '@nhp/refsync-domain';
 import { duplicateKeyInfo } from '@nhp/shared-persistence';
 import type { Connection } from 'mongoose';
 import { RefsyncStagingError, RefsyncVersionConflictError } from './errors';
+import type { AnyBulkWriteOperation } from 'mongoose';
 import {
-  itemVersionId,
+  itemDocId,
   refsyncModels,
   STATE_ID,
+  type ItemState,
   type ItemVersionDoc,
   type OutboxEventDoc,
 } from './models';
 import type { RefsyncState } from './read-repository';
-import { visibleAt } from './visibility';
+import { visibleState } from './visibility';
 
 /** An event recorded in the state document, to be published by the outbox publisher. */
 export interface OutboxEvent {
@@ -48,7 +50,9 @@ export interface StagedItemChange<T = unknown> {
 }
 
 export interface StageResult {
+  /** Item states staged: one document written each (an insert for a new item, else one update). */
   inserted: number;
+  /** Of those, the ones that replaced a committed state (kept in the document's `prev`). */
   superseded: number;
 }
 
@@ -60,14 +64,20 @@ export interface CommitInput {
 }
 
 export interface RecoverResult {
-  /** Staged documents of an uncommitted version that were deleted. */
+  /**
+   * Staged item states of an uncommitted version that were discarded: the documents of items it
+   * created (deleted) plus those of items it changed (set back to `prev`).
+   */
   removed: number;
-  /** Committed documents whose supersededAt pointed at an uncommitted version, made latest again. */
+  /** Committed item states made the head again (the items it changed). */
   restored: number;
 }
 
 export interface PruneOptions {
-  /** Versions of grace for in-flight readers (default 1: readers at V-1 still see their data). */
+  /**
+   * Accepted for compatibility and validated (>= 0). Item storage has nothing to prune any more:
+   * an item is one document whose `prev` is overwritten by its next change.
+   */
   graceVersions?: number;
   /** Published outbox events kept for inspection (default 100); pending events are never pruned. */
   keepPublishedEvents?: number;
@@ -100,11 +110,14 @@ export interface RefsyncWriteRepository {
   pendingEvents(): Promise<OutboxEvent[]>;
   /** Returns false when the event is unknown or was already marked. */
   markEventPublished(id: string, publishedAt?: Date): Promise<boolean>;
-  /** Deletes superseded documents no reader can need any more; returns how many. */
+  /**
+   * Trims published outbox events beyond `keepPublishedEvents`. Returns the number of item
+   * documents deleted, which is always 0 now (one document per item; nothing is superseded).
+   */
   prune(options?: PruneOptions): Promise<number>;
 }
 
-/** Documents per insertMany/updateMany: bounds memory and request size for 100k-item change sets. */
+/** Changes per read + write round: bounds memory and request size for 100k-item change sets. */
 export const STAGE_BATCH_SIZE = 1000;
 
 export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepository {
@@ -130,25 +143,36 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     const includeData = options.includeData ?? true;
     const { version } = await readState();
     if (version === 0) return;
+    // Every head document of the dataset; visibleState picks the committed state (the writer's own
+    // staging, if any, is above `version` and shows its prev).
     const projection = {
       _id: 0,
       itemId: 1,
       hash: 1,
       isDeleted: 1,
       version: 1,
-      ...(includeData ? { data: 1 } : {}),
+      'prev.version': 1,
+      'prev.hash': 1,
+      'prev.isDeleted': 1,
+      ...(includeData ? { data: 1, 'prev.data': 1 } : {}),
     };
-    const cursor = Item.find(visibleAt(dataset, version), projection)
+    const cursor = Item.find({ dataset }, projection)
       .lean()
       .cursor({ batchSize: STAGE_BATCH_SIZE });
     for await (const doc of cursor) {
+      // The projection leaves out lastChanged, which neither visibleState nor the result needs.
+      const state = visibleState(
+        doc as unknown as ItemState & { prev?: ItemState | null },
+        version,
+      );
+      if (!state || state === 'lost') continue;
       const ref = {
         itemId: doc.itemId,
-        hash: doc.hash,
-        isDeleted: doc.isDeleted,
-        version: doc.version,
+        hash: state.hash,
+        isDeleted: state.isDeleted,
+        version: state.version,
       };
-      yield includeData ? { ...ref, data: doc.data as CommittedItem['data'] } : ref;
+      yield includeData ? { ...ref, data: state.data as CommittedItem['data'] } : ref;
     }
   }
 
@@ -167,63 +191,101 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       ]);
     }
 
-    // A tombstone keeps the item's last committed data (so clients learn which id went away).
-    const needPrevious = batch
-      .filter((c) => c.isDeleted && c.data === undefined)
-      .map((c) => c.itemId);
-    const previous = new Map<string, { data: unknown; hash: string }>();
-    if (needPrevious.length > 0) {
-      const docs = await Item.find(
-        { ...visibleAt(dataset, committed), itemId: { $in: needPrevious }, isDeleted: false },
-        { _id: 0, itemId: 1, data: 1, hash: 1 },
-      ).lean();
-      for (const doc of docs) previous.set(doc.itemId, { data: doc.data, hash: doc.hash });
-      const unknown = needPrevious.filter((id) => !previous.has(id));
-      if (unknown.length > 0) {
-        throw new RefsyncStagingError(
-          `cannot delete items that are not active at version ${committed}: ${unknown.slice(0, 20).join(', ')}`,
-          unknown,
-        );
-      }
+    // One read per batch (reads are cheap, writes are what a run is measured by): the items'
+    // documents, to know insert from update, to keep the committed state as prev, and for
+    // tombstones' last data.
+    const existing = await Item.find(
+      { _id: { $in: ids.map((id) => itemDocId(dataset, id)) } },
+      { _id: 0, itemId: 1, version: 1, data: 1, hash: 1, isDeleted: 1, lastChanged: 1 },
+    ).lean();
+    const byItem = new Map<string, ItemState & { itemId: string }>();
+    for (const doc of existing) byItem.set(doc.itemId, doc);
+
+    const leftovers = existing.filter((d) => d.version > committed).map((d) => d.itemId);
+    if (leftovers.length > 0) {
+      throw new RefsyncStagingError(
+        `version ${nextVersion} already holds some of these items in ${dataset}: a previous run was not cleaned up (call recover() first) or the change set repeats an item`,
+        leftovers,
+      );
     }
 
-    const docs: ItemVersionDoc[] = batch.map((change) => {
-      const prior = previous.get(change.itemId);
-      if (!prior && change.data === undefined) {
+    // A tombstone keeps the item's last committed data (so clients learn which id went away).
+    const keepsData = (c: StagedItemChange) => c.isDeleted && c.data === undefined;
+    const unknown = batch
+      .filter((c) => keepsData(c) && !(byItem.get(c.itemId)?.isDeleted === false))
+      .map((c) => c.itemId);
+    if (unknown.length > 0) {
+      throw new RefsyncStagingError(
+        `cannot delete items that are not active at version ${committed}: ${unknown.slice(0, 20).join(', ')}`,
+        unknown,
+      );
+    }
+
+    const inserts: ItemVersionDoc[] = [];
+    const updates: AnyBulkWriteOperation<ItemVersionDoc>[] = [];
+    for (const change of batch) {
+      const prior = byItem.get(change.itemId);
+      if (!keepsData(change) && change.data === undefined) {
         throw new RefsyncStagingError(`item ${change.itemId} has no data`, [change.itemId]);
       }
-      const data = prior ? prior.data : change.data;
-      return {
-        _id: itemVersionId(dataset, change.itemId, nextVersion),
-        dataset,
-        itemId: change.itemId,
+      const kept = keepsData(change) ? prior : undefined;
+      const data = kept ? kept.data : change.data;
+      const state: ItemState = {
         version: nextVersion,
         data,
-        hash: change.hash ?? prior?.hash ?? contentHash(data),
+        hash: change.hash ?? kept?.hash ?? contentHash(data),
         isDeleted: change.isDeleted,
         lastChanged: committedAt,
-        supersededAt: null,
       };
-    });
-
-    try {
-      // lean: the documents are built complete above; skipping hydration keeps 100k-item runs cheap.
-      await Item.insertMany(docs, { ordered: false, lean: true });
-    } catch (err) {
-      if (isDuplicateKey(err)) {
-        throw new RefsyncStagingError(
-          `version ${nextVersion} already holds some of these items in ${dataset}: a previous run was not cleaned up (call recover() first) or the change set repeats an item`,
-        );
+      const _id = itemDocId(dataset, change.itemId);
+      if (!prior) {
+        inserts.push({ _id, dataset, itemId: change.itemId, ...state, prev: null });
+        continue;
       }
-      throw err;
+      // The one write of a changed item: the new state on top, the committed one kept as prev for
+      // readers at the committed version. Filtered on the version read, so a document changed
+      // meanwhile (a second writer, which the lease rules out) is not overwritten.
+      updates.push({
+        updateOne: {
+          filter: { _id, version: prior.version },
+          update: {
+            $set: {
+              ...state,
+              prev: {
+                version: prior.version,
+                data: prior.data,
+                hash: prior.hash,
+                isDeleted: prior.isDeleted,
+                lastChanged: prior.lastChanged,
+              },
+            },
+          },
+        },
+      });
     }
 
-    // Still visible at V: supersededAt = V+1 > V. Becomes invisible only when V+1 is committed.
-    const result = await Item.updateMany(
-      { dataset, itemId: { $in: ids }, version: { $lte: committed }, supersededAt: null },
-      { $set: { supersededAt: nextVersion } },
-    );
-    return { inserted: docs.length, superseded: result.modifiedCount };
+    if (inserts.length > 0) {
+      try {
+        // lean: the documents are built complete above; skipping hydration keeps 100k-item runs cheap.
+        await Item.insertMany(inserts, { ordered: false, lean: true });
+      } catch (err) {
+        if (isDuplicateKey(err)) {
+          throw new RefsyncStagingError(
+            `some new items of ${dataset} were created meanwhile: another writer is staging (the importer lease should prevent this); call recover() and start over`,
+          );
+        }
+        throw err;
+      }
+    }
+    if (updates.length > 0) {
+      const result = await Item.bulkWrite(updates, { ordered: false });
+      if (result.matchedCount !== updates.length) {
+        throw new RefsyncStagingError(
+          `${updates.length - result.matchedCount} items of ${dataset} changed while being staged: another writer is staging (the importer lease should prevent this); call recover() and start over`,
+        );
+      }
+    }
+    return { inserted: inserts.length + updates.length, superseded: updates.length };
   }
 
   return {
@@ -237,13 +299,28 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       let removed = 0;
       let restored = 0;
       for (const dataset of DATASETS) {
-        removed += (await Item.deleteMany({ dataset, version: { $gt: version } })).deletedCount;
-        restored += (
-          await Item.updateMany(
-            { dataset, supersededAt: { $gt: version } },
-            { $set: { supersededAt: null } },
-          )
-        ).modifiedCount;
+        // Items the uncommitted run created: nothing to go back to.
+        const created = await Item.deleteMany({ dataset, version: { $gt: version }, prev: null });
+        // Items it changed: their committed state is prev. One atomic update per document, so a
+        // crash inside recover() leaves each document either staged or restored; rerun it.
+        const changed = await Item.collection.updateMany(
+          { dataset, version: { $gt: version }, prev: { $ne: null } },
+          [
+            {
+              $set: {
+                version: '$prev.version',
+                data: '$prev.data',
+                hash: '$prev.hash',
+                isDeleted: '$prev.isDeleted',
+                lastChanged: '$prev.lastChanged',
+                prev: { $literal: null },
+              },
+            },
+          ],
+        );
+        // Every staged state was discarded; the changed items' committed states are back.
+        removed += created.deletedCount + changed.modifiedCount;
+        restored += changed.modifiedCount;
       }
       return { removed, restored };
     },
@@ -319,24 +396,12 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     },
 
     async prune(options = {}) {
-      const grace = options.graceVersions ?? 1;
+      const grace = options.graceVersions ?? 1; // validated only, see PruneOptions
       const keepPublished = options.keepPublishedEvents ?? 100;
       if (!Number.isInteger(grace) || grace < 0)
         throw new RangeError(`graceVersions must be >= 0, got ${grace}`);
-      const state = await State.findById(STATE_ID, { version: 1, outbox: 1 }).lean();
+      const state = await State.findById(STATE_ID, { outbox: 1 }).lean();
       if (!state) return 0;
-
-      // A document superseded at S is visible to readers at versions below S only. Readers are at
-      // V (or, in flight, V - grace at the oldest), so S <= V - grace is invisible to all of them.
-      // Tombstones are never superseded by their deletion, so they are kept for ever (rule 3).
-      let deleted = 0;
-      const limit = state.version - grace;
-      if (limit >= 1) {
-        for (const dataset of DATASETS) {
-          deleted += (await Item.deleteMany({ dataset, supersededAt: { $lte: limit } }))
-            .deletedCount;
-        }
-      }
 
       const published = state.outbox
         .filter((e) => e.publishedAt)
@@ -350,7 +415,9 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
           { $pull: { outbox: { id: { $in: drop }, publishedAt: { $ne: null } } } },
         );
       }
-      return deleted;
+      // One document per item, its previous state overwritten by the next change: no item
+      // document is ever obsolete, so none is deleted.
+      return 0;
     },
   };
 }
