@@ -185,6 +185,31 @@ describe('runSync', () => {
     expect(store.outbox).toEqual([]);
   });
 
+  it('when most items are unchanged since the commit, then a repeated unchanged id and an invalid changed item are still reported', async () => {
+    // Unchanged items skip the contract check (their committed hash vouches for them); duplicates
+    // and changed items must not slip through with them.
+    const thirty = Array.from({ length: 30 }, (_, i) => tg(`T${i}`));
+    const { store, sources, sync } = setup(thirty, [rg('R1')]);
+    await sync();
+    sources.treatmentGroup.values = [...thirty.slice(0, 29), tg('T0'), { id: 'T29', name: '' }];
+    const error = await sync().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SyncAbortedError);
+    const aborted = error as SyncAbortedError;
+    expect(aborted.reason).toBe('invalid_upstream');
+    expect(aborted.details.report?.invalidItems).toEqual([
+      expect.objectContaining({
+        dataset: 'treatmentGroup',
+        index: 31,
+        id: 'T29',
+        reasons: [expect.stringMatching(/^name:/)],
+      }),
+    ]);
+    expect(aborted.details.report?.duplicateIds).toEqual([
+      { dataset: 'treatmentGroup', id: 'T0', positions: [1, 30] },
+    ]);
+    expect(store.version).toBe(1);
+  });
+
   it('when a run would delete more than the allowed share, then it aborts unless forced', async () => {
     const ten = Array.from({ length: 10 }, (_, i) => tg(`T${i}`));
     const { store, sources, sync } = setup(ten, [rg('R1')]);
