@@ -12,7 +12,7 @@ import {
   startContext,
   testConfig,
   tg,
-  upstreamDir,
+  useUpstreamFiles,
   writeUpstream,
 } from './helpers';
 
@@ -20,15 +20,8 @@ const infra = useTestInfra();
 const repoRoot = resolve(__dirname, '../../..');
 
 describe('crash safety', () => {
-  let files: Awaited<ReturnType<typeof upstreamDir>>;
-  const contexts: ImporterContext[] = [];
-  beforeAll(async () => {
-    files = await upstreamDir();
-  });
-  afterAll(async () => {
-    for (const ctx of contexts) await ctx.close();
-    await files.cleanup();
-  });
+  const files = useUpstreamFiles();
+  const { contexts } = files;
 
   async function prepare(name: string) {
     const tgUrl = await writeUpstream(files.dir, `${name}-tg.json`, [

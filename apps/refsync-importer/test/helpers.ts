@@ -137,3 +137,26 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Jest wiring shared by the component tests: a temporary folder for upstream files and the
+ * importer contexts a test starts (push them to `contexts`), all closed after the file.
+ */
+export function useUpstreamFiles(): { readonly dir: string; contexts: ImporterContext[] } {
+  let files: Awaited<ReturnType<typeof upstreamDir>> | undefined;
+  const contexts: ImporterContext[] = [];
+  beforeAll(async () => {
+    files = await upstreamDir();
+  });
+  afterAll(async () => {
+    for (const ctx of contexts) await ctx.close();
+    await files?.cleanup();
+  });
+  return {
+    get dir() {
+      if (!files) throw new Error('upstream folder not created yet (use inside tests or hooks)');
+      return files.dir;
+    },
+    contexts,
+  };
+}

@@ -1,28 +1,20 @@
 import { createLeaseRepository } from '@nhp/refsync-data-access';
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
 import {
   readerView,
   rg,
   startContext,
   testConfig,
   tg,
-  upstreamDir,
+  useUpstreamFiles,
   writeUpstream,
 } from './helpers';
 
 const infra = useTestInfra();
 
 describe('single leader', () => {
-  let files: Awaited<ReturnType<typeof upstreamDir>>;
-  const contexts: ImporterContext[] = [];
-  beforeAll(async () => {
-    files = await upstreamDir();
-  });
-  afterAll(async () => {
-    for (const ctx of contexts) await ctx.close();
-    await files.cleanup();
-  });
+  const files = useUpstreamFiles();
+  const { contexts } = files;
 
   async function twoImporters(name: string) {
     const env = {

@@ -1,5 +1,4 @@
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
 import {
   ids,
   readerView,
@@ -7,22 +6,15 @@ import {
   startContext,
   testConfig,
   tg,
-  upstreamDir,
+  useUpstreamFiles,
   writeUpstream,
 } from './helpers';
 
 const infra = useTestInfra();
 
 describe('importer sync (file sources, real MongoDB wire protocol)', () => {
-  let files: Awaited<ReturnType<typeof upstreamDir>>;
-  const contexts: ImporterContext[] = [];
-  beforeAll(async () => {
-    files = await upstreamDir();
-  });
-  afterAll(async () => {
-    for (const ctx of contexts) await ctx.close();
-    await files.cleanup();
-  });
+  const files = useUpstreamFiles();
+  const { contexts } = files;
 
   async function setup(
     name: string,
