@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { useTestInfra } from '@nhp/shared-testing';
+import { freePort, useTestInfra } from '@nhp/shared-testing';
 
 const infra = useTestInfra();
 const root = resolve(__dirname, '../../..');
@@ -27,16 +27,6 @@ function runApp(env: Record<string, string>) {
   child.stdout.resume();
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, exited, stderr: () => stderr };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((done) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
 }
 
 describe('privacy-api process', () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { useTestInfra, withDatabase } from '@nhp/shared-testing';
+import { freePort, useTestInfra, withDatabase } from '@nhp/shared-testing';
 import { eventually, rg, tg, upstreamDir, writeUpstream } from './helpers';
 
 const infra = useTestInfra();
@@ -39,14 +38,6 @@ function importer(args: string[], env: Record<string, string>) {
     child.on('exit', (code) => done({ code, ...out })),
   );
   return { child, out, finished };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 describe('refsync-importer command line (child processes)', () => {

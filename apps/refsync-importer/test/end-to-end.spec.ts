@@ -2,26 +2,17 @@ import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { SYNC_COMPLETED_SUBJECT } from '@nhp/refsync-contracts';
 import { readSampleData, sampleDataPath } from '@nhp/refsync-sample-data';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
-import { useTestInfra } from '@nhp/shared-testing';
+import { freePort, useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/app';
 import { syncCompletedEvent } from '../src/events';
 import { eventually, quietLogger, startContext, testConfig, upstreamDir } from './helpers';
 
 const infra = useTestInfra();
 const repoRoot = resolve(__dirname, '../../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 describe('end to end: importer -> NATS -> refsync-api', () => {
   let files: Awaited<ReturnType<typeof upstreamDir>>;

@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length > 0) {
-    process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}\n`);
+    process.stderr.write(
+      `unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}\n`,
+    );
     process.exit(2);
   }
   const selected = Object.entries(benches).filter(

@@ -16,7 +16,8 @@ async function fill(coll: Collection, count: number, batch = 1000): Promise<numb
   const t0 = now();
   for (let from = 0; from < count; from += batch) {
     const docs = [];
-    for (let i = from; i < Math.min(count, from + batch); i++) docs.push({ key: `k${i}`, n: i, payload: 'x'.repeat(64) });
+    for (let i = from; i < Math.min(count, from + batch); i++)
+      docs.push({ key: `k${i}`, n: i, payload: 'x'.repeat(64) });
     await coll.insertMany(docs, { ordered: false });
   }
   return now() - t0;
@@ -57,7 +58,12 @@ export async function run(): Promise<void> {
     const smallMs = await lookupLatencyMs(small, 1_000);
     const largeMs = await lookupLatencyMs(large, 100_000);
     const byIdMs = await (async () => {
-      const ids = (await large.find({}, { projection: { _id: 1 } }).limit(LOOKUPS).toArray()).map((d) => d._id);
+      const ids = (
+        await large
+          .find({}, { projection: { _id: 1 } })
+          .limit(LOOKUPS)
+          .toArray()
+      ).map((d) => d._id);
       const s = now();
       for (const id of ids) await large.findOne({ _id: id });
       return (now() - s) / ids.length;

@@ -13,13 +13,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import { createLogger } from '@nhp/shared-logger';
-import { startNatsServer, withDatabase } from '@nhp/shared-testing';
+import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
+import { generateSynthetic, ROOT, runTsOrThrow } from './support/programs';
 import { build } from 'esbuild';
 
 interface AutocannonResult {
@@ -38,7 +38,6 @@ type Autocannon = (options: {
 // autocannon ships no type declarations.
 const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
-const ROOT = resolve(__dirname, '../../..');
 const CONNECTIONS = 10;
 const DURATION_S = 2;
 const ROUNDS = 6;
@@ -79,17 +78,6 @@ interface Result {
   value: string;
   target: string;
   pass: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
 }
 
 /**
@@ -165,22 +153,8 @@ function rssMb(pid: number): { rss: number; peak: number } {
  * production: the synthetic-data generator writes upstream files and `refsync-importer --once`
  * imports them, each as its own program.
  */
-async function runProgram(entry: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (c: Buffer) => (output = (output + c.toString()).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
-  if (code !== 0) throw new Error(`${entry} ${args.join(' ')} exited ${code}:\n${output}`);
-}
-
 function importOnce(ctx: Context, mongoUrl: string, files: { tg?: string; rg?: string } = {}) {
-  return runProgram('apps/refsync-importer/src/main.ts', ['--once'], {
+  return runTsOrThrow('apps/refsync-importer/src/main.ts', ['--once'], {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     MONGO_URL: mongoUrl,
@@ -188,19 +162,6 @@ function importOnce(ctx: Context, mongoUrl: string, files: { tg?: string; rg?: s
     ...(files.tg ? { REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(files.tg).href } : {}),
     ...(files.rg ? { REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(files.rg).href } : {}),
   });
-}
-
-function generate(dataset: string, count: number, out: string, changeShare = 0) {
-  return runProgram('tools/refsync-sample-data/src/synthetic.ts', [
-    '--dataset',
-    dataset,
-    '--count',
-    String(count),
-    '--out',
-    out,
-    '--change-share',
-    String(changeShare),
-  ]);
 }
 
 /** The bare baseline: one node:http handler writing prepared bytes and headers, nothing else. */
@@ -351,10 +312,10 @@ async function bigDataset(ctx: Context): Promise<Result[]> {
   const started = now();
   const tgFile = join(ctx.workDir, 'treatment-groups.json');
   const rgFile = join(ctx.workDir, 'reimbursement-groups.json');
-  await generate('treatmentGroup', 100, tgFile);
-  await generate('reimbursementGroup', BIG, rgFile);
+  await generateSynthetic('treatmentGroup', 100, tgFile);
+  await generateSynthetic('reimbursementGroup', BIG, rgFile);
   await importOnce(ctx, mongoUrl, { tg: tgFile, rg: rgFile });
-  await generate('reimbursementGroup', BIG, rgFile, CHANGED_SHARE);
+  await generateSynthetic('reimbursementGroup', BIG, rgFile, CHANGED_SHARE);
   await importOnce(ctx, mongoUrl, { tg: tgFile, rg: rgFile });
   say(
     `  imported ${BIG} reimbursement groups (version 1), then ${Math.round(BIG * CHANGED_SHARE)} of them changed (version 2), in ${((now() - started) / 1000).toFixed(0)} s`,

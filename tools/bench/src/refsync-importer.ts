@@ -9,18 +9,17 @@
  * are counted in the database afterwards. Targets (issue 5): the second run writes at most
  * 1.1 × changed items + a constant documents, and takes at most 0.3 × the initial import's time.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startNatsServer, withDatabase } from '@nhp/shared-testing';
+import { generateSynthetic, runTs } from './support/programs';
 
-const ROOT = resolve(__dirname, '../../..');
 const REIMBURSEMENT_ITEMS = 90_000;
 const TREATMENT_ITEMS = 10_000;
 const CHANGE_SHARE = 0.01;
@@ -34,40 +33,6 @@ const CONSTANT_DOCUMENTS = 10;
  */
 const ITEMS_COLLECTION = 'refsync_items';
 const RUNS_COLLECTION = 'refsync_importer_runs';
-
-function runTs(entry: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
-  child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
-  return new Promise<{ code: number | null; output: string }>((done) =>
-    child.on('exit', (code) => done({ code, output })),
-  );
-}
-
-async function generate(
-  dataset: string,
-  count: number,
-  out: string,
-  changeShare: number,
-): Promise<void> {
-  const args = [
-    '--dataset',
-    dataset,
-    '--count',
-    String(count),
-    '--out',
-    out,
-    '--change-share',
-    String(changeShare),
-  ];
-  const result = await runTs('tools/refsync-sample-data/src/synthetic.ts', args);
-  if (result.code !== 0) throw new Error(`generating ${dataset} failed: ${result.output}`);
-}
 
 function runImporterOnce(env: Record<string, string>) {
   return runTs('apps/refsync-importer/src/main.ts', ['--once'], {
@@ -110,10 +75,15 @@ export async function run(): Promise<void> {
       original: { tg: join(dir, 'tg-original.json'), rg: join(dir, 'rg-original.json') },
       changed: { tg: join(dir, 'tg-changed.json'), rg: join(dir, 'rg-changed.json') },
     };
-    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, states.original.rg, 0);
-    await generate('treatmentGroup', TREATMENT_ITEMS, states.original.tg, 0);
-    await generate('reimbursementGroup', REIMBURSEMENT_ITEMS, states.changed.rg, CHANGE_SHARE);
-    await generate('treatmentGroup', TREATMENT_ITEMS, states.changed.tg, CHANGE_SHARE);
+    await generateSynthetic('reimbursementGroup', REIMBURSEMENT_ITEMS, states.original.rg, 0);
+    await generateSynthetic('treatmentGroup', TREATMENT_ITEMS, states.original.tg, 0);
+    await generateSynthetic(
+      'reimbursementGroup',
+      REIMBURSEMENT_ITEMS,
+      states.changed.rg,
+      CHANGE_SHARE,
+    );
+    await generateSynthetic('treatmentGroup', TREATMENT_ITEMS, states.changed.tg, CHANGE_SHARE);
     const publish = async (state: keyof typeof states) => {
       await copyFile(states[state].tg, tgFile);
       await copyFile(states[state].rg, rgFile);

@@ -5,3 +5,4 @@ export {
   type NatsServerProcess,
   type StartNatsServerOptions,
 } from './nats-server';
+export { freePort } from './free-port';
