@@ -2,7 +2,7 @@
 // primitives every command goes through, so that unique indexes are enforced on every write path.
 import { calculateObjectSize, UUID } from 'bson';
 import { MongoServerError } from './errors';
-import { Index, type IndexSpec, type StoredRecord } from './indexes';
+import { Index, type IndexSpec, type NumericRange, type StoredRecord } from './indexes';
 import { isPlainObject, newObjectId, toViewDoc, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -13,6 +13,7 @@ export class Collection {
   readonly records = new Set<StoredRecord>();
   readonly indexes = new Map<string, Index>();
   readonly uuid = new UUID();
+  private seq = 0;
 
   constructor(
     readonly db: string,
@@ -58,7 +59,7 @@ export class Collection {
 
   insert(doc: Doc): StoredRecord {
     const prepared = this.prepare(doc);
-    const record: StoredRecord = { doc: prepared, view: toViewDoc(prepared) };
+    const record: StoredRecord = { doc: prepared, view: toViewDoc(prepared), seq: this.seq++ };
     for (const index of this.indexes.values()) index.checkUnique(record.view);
     for (const index of this.indexes.values()) index.add(record);
     this.records.add(record);
@@ -89,25 +90,47 @@ export class Collection {
     for (const index of this.indexes.values()) index.remove(record);
   }
 
-  /** Records that may match a view filter: an index's entries when the filter pins its fields. */
+  /**
+   * Records that may match a view filter (a superset; callers match each one): an index's entries
+   * when the filter pins all its fields by equality or `$in`, else an index scan when it pins a
+   * prefix of an index's fields and/or gives a numeric range on the field after that prefix, else
+   * every record.
+   */
   candidates(filter: Doc): Iterable<StoredRecord> {
     const eq = equalities(filter);
-    if (eq.size === 0) return this.records;
+    const ranges = numericRanges(filter);
+    if (eq.size === 0 && ranges.size === 0) return this.records;
     let best: Index | undefined;
+    let bestScan: { index: Index; prefix: number; range: boolean } | undefined;
     for (const index of this.indexes.values()) {
-      if (!index.servesEquality || !index.fields.every((f) => eq.has(f))) continue;
-      if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length) best = index;
+      if (!index.servesEquality) continue;
+      if (index.fields.every((f) => eq.has(f))) {
+        if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length) best = index;
+        continue;
+      }
+      let prefix = 0;
+      while (prefix < index.fields.length && eq.has(index.fields[prefix] as string)) prefix++;
+      const range = ranges.has(index.fields[prefix] as string);
+      if (prefix === 0 && !range) continue;
+      const better =
+        !bestScan ||
+        prefix + (range ? 0.5 : 0) > bestScan.prefix + (bestScan.range ? 0.5 : 0) ||
+        // Same shape: the shorter index has fewer keys per prefix to walk.
+        (prefix === bestScan.prefix && range === bestScan.range && index.fields.length < bestScan.index.fields.length);
+      if (better) bestScan = { index, prefix, range };
     }
-    if (!best) return this.records;
-    let combos: unknown[][] = [[]];
-    for (const f of best.fields) {
-      const vals = eq.get(f) as unknown[];
-      combos = combos.flatMap((c) => vals.map((v) => [...c, v]));
-      if (combos.length > 10_000) return this.records;
+    if (best) {
+      const combos = valueCombos(best.fields, eq);
+      if (!combos) return this.records;
+      const out = new Set<StoredRecord>();
+      for (const values of combos) for (const r of best.lookup(values) ?? []) out.add(r);
+      return out;
     }
-    const out = new Set<StoredRecord>();
-    for (const values of combos) for (const r of best.lookup(values) ?? []) out.add(r);
-    return out;
+    if (!bestScan) return this.records;
+    const { index, prefix, range } = bestScan;
+    const combos = valueCombos(index.fields.slice(0, prefix), eq);
+    if (!combos) return this.records;
+    return index.scan(combos, range ? ranges.get(index.fields[prefix] as string) : undefined);
   }
 
   createIndex(spec: IndexSpec): boolean {
@@ -182,6 +205,56 @@ function equalities(filter: Doc, out = new Map<string, unknown[]>()): Map<string
       if ('$eq' in cond && isIndexableScalar(cond['$eq'])) out.set(field, [cond['$eq']]);
       else if (Array.isArray(cond['$in']) && cond['$in'].every(isIndexableScalar)) out.set(field, cond['$in']);
     }
+  }
+  return out;
+}
+
+/** The value tuples an equality/`$in` filter allows on `fields`; undefined when there are too many. */
+function valueCombos(fields: string[], eq: Map<string, unknown[]>): unknown[][] | undefined {
+  let combos: unknown[][] = [[]];
+  for (const f of fields) {
+    const vals = eq.get(f) as unknown[];
+    combos = combos.flatMap((c) => vals.map((v) => [...c, v]));
+    if (combos.length > 10_000) return undefined;
+  }
+  return combos;
+}
+
+const RANGE_OPS = ['$gt', '$gte', '$lt', '$lte'];
+
+/**
+ * Field -> numeric bounds, for the fields a filter constrains with `$gt`/`$gte`/`$lt`/`$lte` on a
+ * number (top level and `$and`). Other operators beside them are ignored: they only narrow the
+ * matches further, and every candidate is matched against the whole filter anyway.
+ */
+function numericRanges(filter: Doc, out = new Map<string, NumericRange>()): Map<string, NumericRange> {
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field === '$and' && Array.isArray(cond)) {
+      for (const part of cond) if (isPlainObject(part)) numericRanges(part, out);
+      continue;
+    }
+    if (field.startsWith('$') || !isPlainObject(cond)) continue;
+    let range: NumericRange | undefined = out.get(field);
+    for (const op of RANGE_OPS) {
+      const v = cond[op];
+      if (!(op in cond) || typeof v !== 'number' || Number.isNaN(v)) continue;
+      const r: NumericRange = range ?? {};
+      if (op === '$gt' || op === '$gte') {
+        const inclusive = op === '$gte';
+        if (r.lo === undefined || v > r.lo || (v === r.lo && !inclusive)) {
+          r.lo = v;
+          r.loInclusive = inclusive;
+        }
+      } else {
+        const inclusive = op === '$lte';
+        if (r.hi === undefined || v < r.hi || (v === r.hi && !inclusive)) {
+          r.hi = v;
+          r.hiInclusive = inclusive;
+        }
+      }
+      range = r;
+    }
+    if (range) out.set(field, range);
   }
   return out;
 }

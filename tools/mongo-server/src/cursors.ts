@@ -1,5 +1,6 @@
-// Server-side cursors: results are computed when the cursor opens (documents are immutable once
-// stored, so holding references is a consistent snapshot) and handed out in batches by getMore.
+// Server-side cursors. A cursor reads from a source that yields result documents one at a time: a
+// find computes its candidate list when it opens (stored documents are immutable, so holding
+// references is a consistent snapshot) but filters and projects only what each batch needs.
 import { calculateObjectSize, Long } from 'bson';
 import { randomBytes } from 'node:crypto';
 import type { Doc } from './values';
@@ -11,11 +12,20 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 /** mongod closes cursors idle for 10 minutes (cursorTimeoutMillis). */
 export const CURSOR_TIMEOUT_MS = 10 * 60 * 1000;
 
+/** Yields result documents in order; undefined once exhausted. */
+export type DocSource = () => Doc | undefined;
+
+export function arraySource(docs: Doc[]): DocSource {
+  let i = 0;
+  return () => (i < docs.length ? docs[i++] : undefined);
+}
+
 export interface ServerCursor {
   id: Long;
   ns: string;
-  docs: Doc[];
-  position: number;
+  /** The next document, already taken from the source (undefined when the source is exhausted). */
+  pending: Doc | undefined;
+  source: DocSource;
   lastUsed: number;
 }
 
@@ -23,12 +33,19 @@ export class CursorRegistry {
   private readonly cursors = new Map<string, ServerCursor>();
 
   /** Cuts the first batch; registers a cursor only when documents remain. */
-  open(ns: string, docs: Doc[], batchSize: number | undefined, singleBatch: boolean): { batch: Doc[]; id: Long } {
+  open(
+    ns: string,
+    docs: Doc[] | DocSource,
+    batchSize: number | undefined,
+    singleBatch: boolean,
+  ): { batch: Doc[]; id: Long } {
+    const source = Array.isArray(docs) ? arraySource(docs) : docs;
     const size = batchSize ?? DEFAULT_FIRST_BATCH;
-    const batch = size === 0 ? [] : takeBatch(docs, 0, size);
-    if (singleBatch || batch.length >= docs.length) return { batch, id: Long.ZERO };
+    const state = { pending: source(), source };
+    const batch = size === 0 ? [] : takeBatch(state, size);
+    if (singleBatch || state.pending === undefined) return { batch, id: Long.ZERO };
     const id = newCursorId(this.cursors);
-    this.cursors.set(id.toString(), { id, ns, docs, position: batch.length, lastUsed: Date.now() });
+    this.cursors.set(id.toString(), { id, ns, ...state, lastUsed: Date.now() });
     return { batch, id };
   }
 
@@ -37,10 +54,9 @@ export class CursorRegistry {
   }
 
   next(cursor: ServerCursor, batchSize: number | undefined): { batch: Doc[]; id: Long } {
-    const batch = takeBatch(cursor.docs, cursor.position, batchSize ?? 0);
-    cursor.position += batch.length;
+    const batch = takeBatch(cursor, batchSize ?? 0);
     cursor.lastUsed = Date.now();
-    if (cursor.position >= cursor.docs.length) {
+    if (cursor.pending === undefined) {
       this.cursors.delete(cursor.id.toString());
       return { batch, id: Long.ZERO };
     }
@@ -70,15 +86,16 @@ export class CursorRegistry {
 }
 
 /** batchSize 0 on getMore means "as many as fit"; on find it means an empty first batch. */
-function takeBatch(docs: Doc[], from: number, batchSize: number): Doc[] {
+function takeBatch(state: { pending: Doc | undefined; source: DocSource }, batchSize: number): Doc[] {
   const max = batchSize > 0 ? batchSize : Number.POSITIVE_INFINITY;
   const out: Doc[] = [];
   let bytes = 0;
-  for (let i = from; i < docs.length && out.length < max; i++) {
-    const doc = docs[i] as Doc;
+  while (state.pending !== undefined && out.length < max) {
+    const doc = state.pending;
     bytes += calculateObjectSize(doc);
     if (out.length > 0 && bytes > MAX_BATCH_BYTES) break;
     out.push(doc);
+    state.pending = state.source();
   }
   return out;
 }

@@ -9,6 +9,27 @@ import { formatValue, keyOf, toView, valuesAtPath, type Doc } from './values';
 export interface StoredRecord {
   doc: Doc;
   view: Doc;
+  /** Insertion sequence (natural order); results gathered from several index keys follow it. */
+  seq?: number;
+}
+
+/** One level of an index's key tree: the values of one field, each leading to the next field. */
+interface TreeNode {
+  children: Map<string, TreeChild>;
+}
+
+interface TreeChild {
+  value: unknown;
+  node?: TreeNode;
+  records?: Set<StoredRecord>;
+}
+
+/** Numeric bounds on one field (view numbers); either side may be open. */
+export interface NumericRange {
+  lo?: number;
+  loInclusive?: boolean;
+  hi?: number;
+  hiInclusive?: boolean;
 }
 
 export interface IndexSpec {
@@ -29,6 +50,10 @@ interface KeyEntry {
 export class Index {
   readonly fields: string[];
   readonly entries = new Map<string, Set<StoredRecord>>();
+  /** The same keys as a tree, field by field, for prefix and range scans. */
+  private readonly tree: TreeNode = { children: new Map() };
+  /** Whether some record ever contributed several keys (arrays); never reset, so conservative. */
+  private multikey = false;
   private readonly partial?: Matcher;
 
   constructor(
@@ -112,23 +137,99 @@ export class Index {
   }
 
   add(record: StoredRecord): void {
-    for (const { key } of this.keysOf(record.view)) {
+    const keys = this.keysOf(record.view);
+    if (keys.length > 1) this.multikey = true;
+    for (const { key, values } of keys) {
       let set = this.entries.get(key);
       if (!set) this.entries.set(key, (set = new Set()));
       set.add(record);
+      let node = this.tree;
+      for (let i = 0; i < values.length; i++) {
+        const k = keyOf(values[i]);
+        let child = node.children.get(k);
+        if (!child) node.children.set(k, (child = { value: values[i] }));
+        if (i === values.length - 1) (child.records ??= new Set()).add(record);
+        else node = child.node ??= { children: new Map() };
+      }
     }
   }
 
   remove(record: StoredRecord, view = record.view): void {
-    for (const { key } of this.keysOf(view)) {
+    for (const { key, values } of this.keysOf(view)) {
       const set = this.entries.get(key);
       if (!set) continue;
       set.delete(record);
       if (set.size === 0) this.entries.delete(key);
+      removeFromTree(this.tree, values, 0, record);
     }
+  }
+
+  /**
+   * The records whose key starts with one of `prefixes` (values of the leading fields) and, when
+   * `range` is given, whose next field is a number within it. A superset of the matches is enough:
+   * callers still match every candidate against the whole filter. On a multikey index only one
+   * bound is used, since different elements of an array may satisfy the two bounds.
+   */
+  scan(prefixes: unknown[][], range?: NumericRange): StoredRecord[] {
+    let bounds = range;
+    if (range && this.multikey && range.lo !== undefined && range.hi !== undefined) {
+      bounds = { lo: range.lo, loInclusive: range.loInclusive };
+    }
+    const leaves: Set<StoredRecord>[] = [];
+    const collect = (child: TreeChild): void => {
+      if (child.records) leaves.push(child.records);
+      if (child.node) for (const c of child.node.children.values()) collect(c);
+    };
+    for (const prefix of prefixes) {
+      let node: TreeNode | undefined = this.tree;
+      let last: TreeChild | undefined;
+      for (const v of prefix) {
+        last = node?.children.get(keyOf(v));
+        node = last?.node;
+        if (!last) break;
+      }
+      if (prefix.length > 0 && !last) continue;
+      if (!bounds) {
+        if (last) collect(last);
+        continue;
+      }
+      if (!node) continue;
+      for (const child of node.children.values()) {
+        if (inRange(child.value, bounds)) collect(child);
+      }
+    }
+    const seen = new Set<StoredRecord>();
+    for (const leaf of leaves) for (const r of leaf) seen.add(r);
+    // Natural order, as a collection scan would give (cheap: leaves are mostly in that order).
+    return [...seen].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   }
 
   lookup(values: unknown[]): Set<StoredRecord> | undefined {
     return this.entries.get(values.map(keyOf).join('\u0000'));
   }
+}
+
+function removeFromTree(node: TreeNode, values: unknown[], i: number, record: StoredRecord): void {
+  const k = keyOf(values[i]);
+  const child = node.children.get(k);
+  if (!child) return;
+  if (i === values.length - 1) child.records?.delete(record);
+  else if (child.node) {
+    removeFromTree(child.node, values, i + 1, record);
+    if (child.node.children.size === 0) child.node = undefined;
+  }
+  if (!child.records?.size && !child.node) node.children.delete(k);
+}
+
+/**
+ * Whether an index key value lies within numeric bounds. Type bracketing: only numbers are in a
+ * numeric range (MongoDB's $gt/$lt with a number operand match numbers only). NaN is kept as a
+ * candidate either way; the filter decides.
+ */
+function inRange(v: unknown, r: NumericRange): boolean {
+  if (typeof v !== 'number') return false;
+  if (Number.isNaN(v)) return true;
+  if (r.lo !== undefined && (r.loInclusive ? v < r.lo : v <= r.lo)) return false;
+  if (r.hi !== undefined && (r.hiInclusive ? v > r.hi : v >= r.hi)) return false;
+  return true;
 }

@@ -2,8 +2,10 @@
 // through an index when the filter allows, match and order them with mingo, and give documents back
 // in their stored BSON types.
 import type { Collection, StoredRecord } from './collection';
+import type { DocSource } from './cursors';
 import { compileFilter, project, select } from './engine';
 import { MongoServerError } from './errors';
+import { compileFastProjection, FALLBACK } from './projection';
 import { followKeyOrder, isPlainObject, retype, toView, type Doc } from './values';
 
 export interface ReadSpec {
@@ -46,14 +48,79 @@ export function findRecords(coll: Collection | undefined, filter: Doc, spec: Rea
 
 /** Applies a find projection and gives the result back its BSON types and stored field order. */
 export function projectRecords(records: StoredRecord[], projection: Doc | undefined, variables?: Doc): Doc[] {
-  if (!projection || Object.keys(projection).length === 0) return records.map((r) => r.doc);
-  const projected = project(
-    records.map((r) => r.view),
-    toView(projection) as Doc,
-    variables,
-  );
-  return projected.map((p, i) => {
-    const typed = (records[i] as StoredRecord).doc;
-    return followKeyOrder(retype(p, typed), typed) as Doc;
-  });
+  const projector = compileProjection(projection, variables);
+  return records.map(projector);
+}
+
+/**
+ * A projector for one find projection: the fast path of projection.ts where it applies, mingo
+ * otherwise (for the whole projection, or for single documents the fast path does not handle).
+ */
+export function compileProjection(
+  projection: Doc | undefined,
+  variables?: Doc,
+): (record: StoredRecord) => Doc {
+  if (!projection || Object.keys(projection).length === 0) return (r) => r.doc;
+  const view = toView(projection) as Doc;
+  const slow = (r: StoredRecord): Doc => {
+    const [p] = project([r.view], view, variables);
+    return followKeyOrder(retype(p, r.doc), r.doc) as Doc;
+  };
+  const fast = compileFastProjection(view);
+  if (!fast) {
+    // Validate the projection once up front, so a bad one fails the find even with no results.
+    project([], view, variables);
+    return slow;
+  }
+  return (r) => {
+    const out = fast(r.doc);
+    return out === FALLBACK ? slow(r) : out;
+  };
+}
+
+/**
+ * The results of a find as a source for a cursor. Candidates are fixed when the find runs (a
+ * snapshot: stored documents are never mutated), but without a sort they are matched and projected
+ * only as batches are taken. With a sort every match is found first, and projected lazily.
+ */
+export function findSource(
+  coll: Collection | undefined,
+  filter: Doc,
+  spec: ReadSpec,
+  projection: Doc | undefined,
+): DocSource {
+  const filterView = toView(filter) as Doc;
+  const match = compileFilter(filterView, spec.variables);
+  const projector = compileProjection(projection, spec.variables);
+  if (!coll) return () => undefined;
+  if (spec.sort && Object.keys(spec.sort).length) {
+    const records = findRecords(coll, filter, spec);
+    let i = 0;
+    return () => (i < records.length ? projector(records[i++] as StoredRecord) : undefined);
+  }
+  // Snapshot: the (immutable) document and view each candidate has now.
+  const docs: Doc[] = [];
+  const views: Doc[] = [];
+  for (const r of coll.candidates(filterView)) {
+    docs.push(r.doc);
+    views.push(r.view);
+  }
+  let skip = spec.skip ?? 0;
+  let left = spec.limit ? spec.limit : Number.POSITIVE_INFINITY;
+  let i = 0;
+  return () => {
+    while (left > 0 && i < docs.length) {
+      const view = views[i] as Doc;
+      const doc = docs[i] as Doc;
+      i++;
+      if (!match(view)) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      left--;
+      return projector({ doc, view });
+    }
+    return undefined;
+  };
 }

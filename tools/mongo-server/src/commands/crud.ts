@@ -4,7 +4,7 @@ import { Long } from 'bson';
 import type { Collection, StoredRecord } from '../collection';
 import { aggregate as runPipeline } from '../engine';
 import { MongoServerError } from '../errors';
-import { findRecords, projectRecords, validateSort } from '../query';
+import { findRecords, findSource, projectRecords, validateSort } from '../query';
 import { parseUpdate, updatedDocument, upsertDocument, type ParsedUpdate } from '../update';
 import { isPlainObject, keyOf, num, retype, toView, typeName, valuesAtPath, type Doc } from '../values';
 import {
@@ -64,10 +64,10 @@ const find: CommandHandler = {
     // A negative limit is the legacy "single batch of |limit|" form.
     const limit = Math.abs(rawLimit);
     const singleBatch = (optionalBool(ctx, 'singleBatch') ?? false) || rawLimit < 0;
-    const records = findRecords(coll, filter, { sort, skip, limit, variables: variables && (toView(variables) as Doc) });
-    const docs = projectRecords(records, projection, variables && (toView(variables) as Doc));
+    const vars = variables && (toView(variables) as Doc);
+    const source = findSource(coll, filter, { sort, skip, limit, variables: vars }, projection);
     const ns = `${ctx.db}.${name}`;
-    const { batch, id } = ctx.cursors.open(ns, docs, batchSize, singleBatch);
+    const { batch, id } = ctx.cursors.open(ns, source, batchSize, singleBatch);
     return { cursor: { firstBatch: batch, id, ns }, ok: 1 };
   },
 };
