@@ -246,8 +246,22 @@ describe('consistency without transactions', () => {
     const items = [];
     for await (const item of write.committedItems('treatmentGroup')) items.push(item);
     expect(items.sort((x, y) => x.itemId.localeCompare(y.itemId))).toEqual([
-      { itemId: 'a', hash: contentHash(tg('a')), isDeleted: false, version: 1, data: tg('a') },
-      { itemId: 'b', hash: contentHash(tg('b')), isDeleted: false, version: 1, data: tg('b') },
+      {
+        itemId: 'a',
+        hash: contentHash(tg('a')),
+        sourceHash: null,
+        isDeleted: false,
+        version: 1,
+        data: tg('a'),
+      },
+      {
+        itemId: 'b',
+        hash: contentHash(tg('b')),
+        sourceHash: null,
+        isDeleted: false,
+        version: 1,
+        data: tg('b'),
+      },
     ]);
   });
 
@@ -385,8 +399,43 @@ describe('committed items', () => {
     for await (const ref of write.committedItems('treatmentGroup', { includeData: false }))
       refs.push(ref);
     expect(refs.sort((x, y) => x.itemId.localeCompare(y.itemId))).toEqual([
-      { itemId: 'a', hash: contentHash(tg('a')), isDeleted: false, version: 1 },
-      { itemId: 'b', hash: contentHash(tg('b')), isDeleted: true, version: 2 },
+      { itemId: 'a', hash: contentHash(tg('a')), sourceHash: null, isDeleted: false, version: 1 },
+      { itemId: 'b', hash: contentHash(tg('b')), sourceHash: null, isDeleted: true, version: 2 },
+    ]);
+  });
+
+  it('when changes carry the hash of their upstream bytes, then the committed state keeps it, across staging, recovery and deletion', async () => {
+    const withSource = (id: string, name: string, sourceHash: string): StagedItemChange => ({
+      ...upsert(id, name),
+      sourceHash,
+    });
+    const refsNow = async () => {
+      const refs: Array<{ itemId: string; sourceHash: string | null; isDeleted: boolean }> = [];
+      for await (const ref of write.committedRefs('treatmentGroup')) {
+        refs.push({ itemId: ref.itemId, sourceHash: ref.sourceHash, isDeleted: ref.isDeleted });
+      }
+      return refs.sort((x, y) => x.itemId.localeCompare(y.itemId));
+    };
+    await sync({
+      treatmentGroup: [withSource('a', 'A', 'bytes-a1'), withSource('b', 'B', 'bytes-b1')],
+    });
+    expect(await refsNow()).toEqual([
+      { itemId: 'a', sourceHash: 'bytes-a1', isDeleted: false },
+      { itemId: 'b', sourceHash: 'bytes-b1', isDeleted: false },
+    ]);
+
+    // Staged but not committed: the committed state, and its source hash, is what counts.
+    await write.stageChanges(2, 'treatmentGroup', [withSource('a', 'A2', 'bytes-a2')], timeOf(2));
+    expect((await refsNow())[0]).toEqual({ itemId: 'a', sourceHash: 'bytes-a1', isDeleted: false });
+    // The run crashes; recovery restores the committed state with its source hash.
+    await write.recover();
+    expect((await refsNow())[0]).toEqual({ itemId: 'a', sourceHash: 'bytes-a1', isDeleted: false });
+
+    // A change staged without one (a source without bytes) leaves none; a tombstone has none.
+    await sync({ treatmentGroup: [upsert('a', 'A3'), remove('b')] });
+    expect(await refsNow()).toEqual([
+      { itemId: 'a', sourceHash: null, isDeleted: false },
+      { itemId: 'b', sourceHash: null, isDeleted: true },
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { UpstreamRecord } from '@nhp/refsync-sync';
 import { parseUpstream } from '../src/parse-upstream';
 import { UpstreamError } from '../src/upstream-error';
@@ -32,6 +33,33 @@ describe('parseUpstream', () => {
       expect(records[1].line).toBeGreaterThan(records[0].line ?? 0);
     },
   );
+
+  it.each([1, 3, 64, 4096])(
+    'when elements arrive in %i-byte chunks, then each sourceHash is the hash of exactly its bytes',
+    async (size) => {
+      const texts = items.map((i) => JSON.stringify(i, null, 1));
+      const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
+      const array = await collect(`[${texts.join(' ,\n')}]`, size);
+      expect(array.map((r) => r.sourceHash)).toEqual(texts.map(sha));
+      const lines = items.map((i) => JSON.stringify(i));
+      const ndjson = await collect(` ${lines.join(' \r\n\t')}\n`, size);
+      expect(ndjson.map((r) => r.sourceHash)).toEqual(lines.map(sha));
+    },
+  );
+
+  it('when an element is only reformatted, then its value is the same and its sourceHash is not', async () => {
+    const [compact] = await collect('[{"id":"a","n":1}]');
+    const [spaced] = await collect('[{"id": "a", "n": 1}]');
+    expect(spaced.value).toEqual(compact.value);
+    expect(spaced.sourceHash).not.toBe(compact.sourceHash);
+  });
+
+  it('when blank lines come first, then line numbers still count from the top of the file', async () => {
+    const ndjson = await collect('\uFEFF\n\n{"id":"a"}\n\n{"id":"b"}\n', 2);
+    expect(ndjson.map((r) => r.line)).toEqual([3, 5]);
+    const array = await collect('\n\n[\n{"id":"a"},\n{"id":"b"}]', 2);
+    expect(array.map((r) => r.line)).toEqual([4, 5]);
+  });
 
   it('when the array holds scalars, then they are records too (the contract rejects them later)', async () => {
     const records = await collect('[1, "two" ,null,true]');

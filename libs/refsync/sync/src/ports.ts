@@ -14,6 +14,12 @@ export interface UpstreamRecord {
   readonly value?: unknown;
   /** Set when the element is not valid JSON; `value` is then absent. */
   readonly error?: string;
+  /**
+   * A hash of the element's exact bytes, when the source has them (file and HTTP sources do). Equal
+   * bytes mean equal data, so an element whose sourceHash is the committed item's is unchanged and
+   * need not be parsed. Sources may compute `value`, `error` and this lazily.
+   */
+  readonly sourceHash?: string;
 }
 
 /**
@@ -38,6 +44,8 @@ export interface UpstreamSource {
 export interface CommittedItemRef {
   readonly itemId: string;
   readonly hash: string;
+  /** The sourceHash of the record the committed data came from; null or absent when unknown. */
+  readonly sourceHash?: string | null;
   readonly isDeleted: boolean;
 }
 
@@ -46,6 +54,8 @@ export interface StagedChange {
   itemId: string;
   data?: unknown;
   hash?: string;
+  /** The sourceHash of the record `data` was parsed from (never of another record). */
+  sourceHash?: string;
   isDeleted: boolean;
 }
 

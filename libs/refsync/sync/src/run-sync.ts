@@ -93,7 +93,7 @@ interface DatasetPlan {
   /** id -> hash of every item to write as active (added, changed, reappeared). */
   upserts: Map<string, string>;
   /** The validated data of the upserts, kept from the first pass while they are few enough. */
-  buffered?: Map<string, unknown>;
+  buffered?: Map<string, { data: unknown; sourceHash?: string }>;
   deleted: Set<string>;
   ids: ChangeIds;
   /** Where the time went, for the log. */
@@ -366,23 +366,37 @@ function validate(
 }
 
 /**
- * The item unvalidated when its content hash equals its committed, active hash; otherwise
- * undefined (validate it). Decision: validating it again cannot fail, since equal hashes mean the
- * exact content that passed the contract when it was committed (and the contracts only check, they
- * do not transform), so most of a nightly run's items skip the zod pass. Every new, changed or
- * reappearing item is still validated, and every item still takes part in duplicate-id detection.
- * A release that makes a contract stricter must not rely on this for old items: it needs a run
- * against an empty committed state, or a data migration.
+ * The item, unparsed or unvalidated, when it is exactly what is committed; otherwise undefined
+ * (validate it).
+ *
+ * First by sourceHash: an element whose bytes hash to the committed active state's sourceHash is
+ * byte-for-byte the element that state was parsed from, so it is that item, unchanged, and is
+ * neither decoded, parsed, validated nor canonicalised (the bulk of a nightly run). An element
+ * whose bytes differ (or a source without byte hashes) is parsed, and when its content hash equals
+ * its committed, active hash it is unchanged too (reformatted upstream, say) and skips the zod pass.
+ *
+ * Decision: skipping validation cannot accept anything invalid, since equal bytes or equal hashes
+ * mean the exact content that passed the contract when it was committed (and the contracts only
+ * check, they do not transform). Every new, changed or reappearing item is still validated, and
+ * every item still takes part in duplicate-id detection. A release that makes a contract stricter
+ * must not rely on this for old items: it needs a run against an empty committed state, or a data
+ * migration.
  */
 function unchangedItem(
   record: UpstreamRecord,
-  byId: Map<string, CommittedRef>,
+  refs: LoadedRefs,
 ): { ok: true; item: ValidItem } | undefined {
+  // (Without committed sourceHashes, e.g. on the initial import, the bytes are not even hashed.)
+  const sourceHash = refs.bySourceHash.size > 0 ? record.sourceHash : undefined;
+  if (sourceHash !== undefined) {
+    const same = refs.bySourceHash.get(sourceHash);
+    if (same) return { ok: true, item: { id: same.id, data: undefined, hash: same.hash } };
+  }
   if (record.error !== undefined || record.value === null || typeof record.value !== 'object')
     return undefined;
   const id = (record.value as { id?: unknown }).id;
   if (typeof id !== 'string') return undefined;
-  const committed = byId.get(id);
+  const committed = refs.byId.get(id);
   if (!committed || committed.isDeleted) return undefined;
   const hash = contentHash(record.value);
   if (hash !== committed.hash) return undefined;
@@ -395,10 +409,16 @@ interface CommittedRef {
   isDeleted: boolean;
 }
 
+interface LoadedRefs {
+  byId: Map<string, CommittedRef>;
+  /** Active items by the sourceHash of their committed data (those that have one). */
+  bySourceHash: Map<string, CommittedRef>;
+}
+
 interface CommittedRefsLoad {
   done: Promise<CommittedRef[]>;
   /** Set once loading finished. */
-  byId?: Map<string, CommittedRef>;
+  loaded?: LoadedRefs;
 }
 
 function loadCommittedRefs(store: SyncStore, dataset: Dataset): CommittedRefsLoad {
@@ -406,12 +426,14 @@ function loadCommittedRefs(store: SyncStore, dataset: Dataset): CommittedRefsLoa
   load.done = (async () => {
     const refs: CommittedRef[] = [];
     const byId = new Map<string, CommittedRef>();
+    const bySourceHash = new Map<string, CommittedRef>();
     for await (const item of store.committedRefs(dataset)) {
       const ref = { id: item.itemId, hash: item.hash, isDeleted: item.isDeleted };
       refs.push(ref);
       byId.set(ref.id, ref);
+      if (!ref.isDeleted && item.sourceHash) bySourceHash.set(item.sourceHash, ref);
     }
-    load.byId = byId;
+    load.loaded = { byId, bySourceHash };
     return refs;
   })();
   // Awaited in planDataset; this only keeps a failure from being reported as unhandled meanwhile
@@ -427,37 +449,30 @@ async function planDataset(
   report: ValidationReport,
   maxBuffered: number,
 ): Promise<DatasetPlan> {
-  // Changed items are kept for staging while they are few. Until the committed refs are in, an item
-  // cannot be judged: up to maxBuffered such items wait in `undecided`; when that is full, parsing
-  // waits for the refs instead of reading ahead.
-  let buffered: Map<string, unknown> | undefined = new Map();
-  let undecided: ValidItem[] = [];
-  const consider = (item: ValidItem, byId: Map<string, CommittedRef>) => {
-    if (!buffered) return;
-    const previous = byId.get(item.id);
-    if (previous && !previous.isDeleted && previous.hash === item.hash) return;
-    if (buffered.size < maxBuffered) buffered.set(item.id, item.data);
-    else buffered = undefined; // too many: stage from a second pass instead
-  };
+  // Changed items are kept for staging while they are few. Until the committed refs are in, no
+  // record can be judged (most are recognised by their sourceHash, which needs the refs): up to
+  // maxBuffered records wait unparsed in `waiting`; when that is full, reading waits for the refs.
+  let buffered: DatasetPlan['buffered'] = new Map();
+  let waiting: UpstreamRecord[] = [];
   const startedAt = Date.now();
   let waitedMs = 0;
-  const decide = async () => {
-    const waitStart = Date.now();
-    await refs.done;
-    waitedMs += Date.now() - waitStart;
-    const byId = refs.byId ?? new Map<string, CommittedRef>();
-    for (const item of undecided) consider(item, byId);
-    undecided = [];
+  const awaitRefs = async (): Promise<LoadedRefs> => {
+    if (!refs.loaded) {
+      const waitStart = Date.now();
+      await refs.done;
+      waitedMs += Date.now() - waitStart;
+    }
+    return refs.loaded as LoadedRefs;
   };
 
   const upstream: Array<{ id: string; data: undefined; hash: string }> = [];
   const firstSeenAt = new Map<string, number>();
   const duplicates = new Map<string, DuplicateId>();
-  for await (const record of readable(dataset, snapshot)) {
-    const result = (refs.byId && unchangedItem(record, refs.byId)) || validate(dataset, record);
+  const take = (record: UpstreamRecord, loaded: LoadedRefs) => {
+    const result = unchangedItem(record, loaded) ?? validate(dataset, record);
     if (!result.ok) {
       report.invalidItems.push(result.bad);
-      continue;
+      return;
     }
     const { id, hash } = result.item;
     const first = firstSeenAt.get(id);
@@ -465,21 +480,36 @@ async function planDataset(
       const dup = duplicates.get(id) ?? { dataset, id, positions: [first] };
       dup.positions.push(record.index);
       duplicates.set(id, dup);
-      continue;
+      return;
     }
     firstSeenAt.set(id, record.index);
     upstream.push({ id, data: undefined, hash });
-    if (!buffered) continue;
-    if (refs.byId) {
-      consider(result.item, refs.byId);
+    if (!buffered) return;
+    const previous = loaded.byId.get(id);
+    if (previous && !previous.isDeleted && previous.hash === hash) return;
+    if (buffered.size < maxBuffered) {
+      buffered.set(id, { data: result.item.data, sourceHash: record.sourceHash });
     } else {
-      undecided.push(result.item);
-      if (undecided.length >= maxBuffered) await decide();
+      buffered = undefined; // too many: stage from a second pass instead
     }
+  };
+  const takeWaiting = async () => {
+    const loaded = await awaitRefs();
+    for (const record of waiting) take(record, loaded);
+    waiting = [];
+  };
+
+  for await (const record of readable(dataset, snapshot)) {
+    if (refs.loaded && waiting.length === 0) {
+      take(record, refs.loaded);
+      continue;
+    }
+    waiting.push(record);
+    if (waiting.length >= maxBuffered || refs.loaded) await takeWaiting();
   }
+  await takeWaiting();
   report.duplicateIds.push(...duplicates.values());
 
-  await decide();
   const committed = await refs.done;
   const changeSet = computeChangeSet(upstream, committed);
   const c = changeSet.counts;
@@ -568,8 +598,9 @@ async function stageDataset(
   // Changed items kept from the first pass are staged from memory; the others are read again.
   const pending = new Map<string, string>();
   for (const [itemId, hash] of plan.upserts) {
-    if (plan.buffered?.has(itemId)) {
-      batch.push({ itemId, data: plan.buffered.get(itemId), hash, isDeleted: false });
+    const kept = plan.buffered?.get(itemId);
+    if (kept) {
+      batch.push({ itemId, data: kept.data, hash, sourceHash: kept.sourceHash, isDeleted: false });
       if (batch.length >= batchSize) await flush();
     } else {
       pending.set(itemId, hash);
@@ -597,6 +628,7 @@ async function stageDataset(
       itemId: result.item.id,
       data: result.item.data,
       hash: result.item.hash,
+      sourceHash: record.sourceHash,
       isDeleted: false,
     });
     if (batch.length >= batchSize) await flush();

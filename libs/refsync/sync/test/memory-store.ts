@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type {
   CommittedItemRef,
@@ -10,6 +11,7 @@ import type {
 interface Row {
   itemId: string;
   hash: string;
+  sourceHash?: string;
   isDeleted: boolean;
   data: unknown;
   version: number;
@@ -41,14 +43,21 @@ export class MemoryStore implements SyncStore {
   }
   async *committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef> {
     for (const row of [...this.committed[dataset].values()])
-      yield { itemId: row.itemId, hash: row.hash, isDeleted: row.isDeleted };
+      yield {
+        itemId: row.itemId,
+        hash: row.hash,
+        isDeleted: row.isDeleted,
+        sourceHash: row.sourceHash ?? null,
+      };
   }
   async stageChanges(nextVersion: number, dataset: Dataset, changes: StagedChange[]) {
     this.stageCalls.push(changes.length);
     for (const change of changes) {
       const prior = this.committed[dataset].get(change.itemId);
       const complete =
-        change.isDeleted && prior ? { ...change, data: prior.data, hash: prior.hash } : change;
+        change.isDeleted && prior
+          ? { ...change, data: prior.data, hash: prior.hash, sourceHash: undefined }
+          : change;
       this.staged.push({ dataset, version: nextVersion, change: complete });
     }
   }
@@ -61,11 +70,12 @@ export class MemoryStore implements SyncStore {
     if (this.failCommit) throw new Error('injected commit failure');
     if (this.version !== args.expectedVersion) throw new Error('version moved');
     for (const s of this.staged.filter((x) => x.version === args.nextVersion)) {
-      const { itemId, data, hash = '', isDeleted } = s.change;
+      const { itemId, data, hash = '', isDeleted, sourceHash } = s.change;
       this.committed[s.dataset].set(itemId, {
         itemId,
         data,
         hash,
+        sourceHash,
         isDeleted,
         version: args.nextVersion,
       });
@@ -86,11 +96,17 @@ export class MemoryStore implements SyncStore {
   }
 }
 
-/** An upstream that yields the given values (or raw records) and can be changed between passes. */
+/**
+ * An upstream that yields the given values and can be changed between passes. With
+ * `withSourceHash`, each record also carries the hash of its JSON text, as the file and HTTP
+ * sources do, and `parsed` counts the records whose value was read.
+ */
 export class MemorySource implements UpstreamSource {
   description: string;
   opened = 0;
   onRead?: (pass: number) => void;
+  withSourceHash = false;
+  parsed = 0;
 
   constructor(
     public values: unknown[],
@@ -105,7 +121,26 @@ export class MemorySource implements UpstreamSource {
       pass++;
       source.onRead?.(pass);
       let index = 0;
-      for (const value of [...source.values]) yield { index: ++index, value };
+      for (const value of [...source.values]) {
+        index++;
+        if (!source.withSourceHash) {
+          yield { index, value };
+          continue;
+        }
+        const text = JSON.stringify(value);
+        let parsed: { value: unknown } | undefined;
+        yield {
+          index,
+          sourceHash: createHash('sha256').update(text).digest('base64'),
+          get value() {
+            if (!parsed) {
+              source.parsed++;
+              parsed = { value: JSON.parse(text) as unknown };
+            }
+            return parsed.value;
+          },
+        };
+      }
     };
     return {
       description: this.description,

@@ -150,6 +150,46 @@ describe('runSync', () => {
     });
   });
 
+  it('when upstream elements are byte-for-byte what was committed, then they are recognised by their source hash without being parsed', async () => {
+    const { store, sources, sync } = setup([tg('T1'), tg('T2'), tg('T3')], [rg('R1'), rg('R2')]);
+    sources.treatmentGroup.withSourceHash = true;
+    sources.reimbursementGroup.withSourceHash = true;
+    await sync();
+    expect(store.committed.treatmentGroup.get('T1')?.sourceHash).toEqual(expect.any(String));
+
+    // Only the changed element is parsed; the stored source hash follows the new bytes.
+    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3')];
+    sources.treatmentGroup.parsed = 0;
+    sources.reimbursementGroup.parsed = 0;
+    const second = await sync();
+    expect(second.datasets.treatmentGroup).toMatchObject({ changed: 1, unchanged: 2 });
+    expect(second.datasets.reimbursementGroup).toMatchObject({ unchanged: 2, changed: 0 });
+    expect(sources.treatmentGroup.parsed).toBe(1);
+    expect(sources.reimbursementGroup.parsed).toBe(0);
+    const renamed = store.committed.treatmentGroup.get('T2');
+    expect(renamed?.data).toEqual(tg('T2', 'renamed'));
+    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3')];
+    sources.treatmentGroup.parsed = 0;
+    expect((await sync()).outcome).toBe('unchanged');
+    expect(sources.treatmentGroup.parsed).toBe(0);
+
+    // A deleted item coming back with the same bytes is a reappearance, not "unchanged".
+    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed')];
+    const deleting = await sync({ allowMassDelete: true });
+    expect(deleting.datasets.treatmentGroup).toMatchObject({ deleted: 1 });
+    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3')];
+    expect((await sync()).datasets.treatmentGroup).toMatchObject({ reappeared: 1, unchanged: 2 });
+    expect(store.active('treatmentGroup')).toEqual(['T1', 'T2', 'T3']);
+
+    // The same bytes twice are the same id twice: a duplicate, reported, nothing committed.
+    sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3'), tg('T1')];
+    const duplicated = await sync().catch((err: unknown) => err);
+    expect(duplicated).toBeInstanceOf(SyncAbortedError);
+    expect((duplicated as SyncAbortedError).details.report?.duplicateIds).toEqual([
+      { dataset: 'treatmentGroup', id: 'T1', positions: [1, 4] },
+    ]);
+  });
+
   it('when items are invalid or ids repeat, then nothing is written and the report names each one', async () => {
     const { store, sync } = setup(
       [tg('T1'), { id: 'T2' }, tg('T1', 'again'), 'not an object'],

@@ -23,6 +23,13 @@ export interface ItemState {
   data: unknown;
   /** contentHash(data): the diff compares hashes, never data. */
   hash: string;
+  /**
+   * SHA-256 (base64) of the exact upstream bytes `data` was parsed from, when the importer knew
+   * them; null or absent otherwise (tombstones, older documents, changes staged without it). A
+   * nightly run that meets the same bytes again knows the item is unchanged without parsing it.
+   * Invariant: set only together with the data parsed from exactly those bytes.
+   */
+  sourceHash?: string | null;
   isDeleted: boolean;
   lastChanged: Date;
 }
@@ -61,6 +68,7 @@ const itemStateSchema = new Schema<ItemState>(
     version: { type: Number, required: true },
     data: { type: Schema.Types.Mixed, required: true },
     hash: { type: String, required: true },
+    sourceHash: { type: String, default: null },
     isDeleted: { type: Boolean, required: true },
     lastChanged: { type: Date, required: true },
   },
@@ -76,6 +84,7 @@ const itemVersionSchema = new Schema<ItemVersionDoc>(
     // Mixed: treatment groups carry upstream fields nobody has listed; stored and returned verbatim.
     data: { type: Schema.Types.Mixed, required: true },
     hash: { type: String, required: true },
+    sourceHash: { type: String, default: null },
     isDeleted: { type: Boolean, required: true },
     lastChanged: { type: Date, required: true },
     prev: { type: itemStateSchema, default: null },

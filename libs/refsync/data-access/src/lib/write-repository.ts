@@ -30,6 +30,8 @@ export interface OutboxEvent {
 export interface CommittedItem<D extends Dataset = Dataset> {
   itemId: string;
   hash: string;
+  /** See ItemState.sourceHash; null when unknown. */
+  sourceHash: string | null;
   isDeleted: boolean;
   version: number;
   data: ItemDataOf<D>;
@@ -46,6 +48,11 @@ export interface StagedItemChange<T = unknown> {
   data?: T;
   /** contentHash(data); computed when absent. */
   hash?: string;
+  /**
+   * Hash of the exact upstream bytes `data` was parsed from (see ItemState.sourceHash). Give it only
+   * for data parsed from exactly those bytes; ignored for tombstones.
+   */
+  sourceHash?: string;
   isDeleted: boolean;
 }
 
@@ -149,10 +156,12 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       _id: 0,
       itemId: 1,
       hash: 1,
+      sourceHash: 1,
       isDeleted: 1,
       version: 1,
       'prev.version': 1,
       'prev.hash': 1,
+      'prev.sourceHash': 1,
       'prev.isDeleted': 1,
       ...(includeData ? { data: 1, 'prev.data': 1 } : {}),
     };
@@ -169,6 +178,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       const ref = {
         itemId: doc.itemId,
         hash: state.hash,
+        sourceHash: state.sourceHash ?? null,
         isDeleted: state.isDeleted,
         version: state.version,
       };
@@ -196,7 +206,16 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     // tombstones' last data.
     const existing = await Item.find(
       { _id: { $in: ids.map((id) => itemDocId(dataset, id)) } },
-      { _id: 0, itemId: 1, version: 1, data: 1, hash: 1, isDeleted: 1, lastChanged: 1 },
+      {
+        _id: 0,
+        itemId: 1,
+        version: 1,
+        data: 1,
+        hash: 1,
+        sourceHash: 1,
+        isDeleted: 1,
+        lastChanged: 1,
+      },
     ).lean();
     const byItem = new Map<string, ItemState & { itemId: string }>();
     for (const doc of existing) byItem.set(doc.itemId, doc);
@@ -234,6 +253,8 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
         version: nextVersion,
         data,
         hash: change.hash ?? kept?.hash ?? contentHash(data),
+        // A tombstone's data is the last committed data, not parsed from any upstream bytes.
+        sourceHash: change.isDeleted ? null : (change.sourceHash ?? null),
         isDeleted: change.isDeleted,
         lastChanged: committedAt,
       };
@@ -255,6 +276,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
                 version: prior.version,
                 data: prior.data,
                 hash: prior.hash,
+                sourceHash: prior.sourceHash ?? null,
                 isDeleted: prior.isDeleted,
                 lastChanged: prior.lastChanged,
               },
@@ -311,6 +333,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
                 version: '$prev.version',
                 data: '$prev.data',
                 hash: '$prev.hash',
+                sourceHash: { $ifNull: ['$prev.sourceHash', null] },
                 isDeleted: '$prev.isDeleted',
                 lastChanged: '$prev.lastChanged',
                 prev: { $literal: null },

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted recursively (by UTF-16 code unit, as Array#sort does) and no
@@ -58,5 +58,6 @@ function serialiseObject(value: object): string | undefined {
 
 /** SHA-256 (hex) of the canonical JSON: equal for data that differs only in key order or whitespace. */
 export function contentHash(data: unknown): string {
-  return createHash('sha256').update(canonicalJson(data)).digest('hex');
+  // One-shot hash (Node >= 20.12): half the cost of createHash().update().digest() per item.
+  return hash('sha256', canonicalJson(data), 'hex');
 }
