@@ -33,7 +33,12 @@ export class Collection {
 
   /** Validates and completes a document for storage: `_id` first (generated if missing), size limit. */
   prepare(doc: Doc): Doc {
-    if (!isPlainObject(doc)) throw new MongoServerError('BadValue', 'document to insert must be an object');
+    return this.prepareSized(doc).doc;
+  }
+
+  private prepareSized(doc: Doc): { doc: Doc; size: number } {
+    if (!isPlainObject(doc))
+      throw new MongoServerError('BadValue', 'document to insert must be an object');
     let out = doc;
     if (!('_id' in doc)) out = { _id: newObjectId(), ...doc };
     else if (Object.keys(doc)[0] !== '_id') {
@@ -54,12 +59,17 @@ export class Collection {
         `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`,
       );
     }
-    return out;
+    return { doc: out, size };
   }
 
   insert(doc: Doc): StoredRecord {
-    const prepared = this.prepare(doc);
-    const record: StoredRecord = { doc: prepared, view: toViewDoc(prepared), seq: this.seq++ };
+    const { doc: prepared, size } = this.prepareSized(doc);
+    const record: StoredRecord = {
+      doc: prepared,
+      view: toViewDoc(prepared),
+      seq: this.seq++,
+      size,
+    };
     for (const index of this.indexes.values()) index.checkUnique(record.view);
     for (const index of this.indexes.values()) index.add(record);
     this.records.add(record);
@@ -67,7 +77,7 @@ export class Collection {
   }
 
   /** Replaces a record's document after an update; the unique check happens before anything changes. */
-  replace(record: StoredRecord, doc: Doc): void {
+  replace(record: StoredRecord, doc: Doc, knownView?: Doc): void {
     const size = calculateObjectSize(doc);
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
@@ -76,12 +86,13 @@ export class Collection {
       );
     }
     checkFieldNames(doc, true);
-    const view = toViewDoc(doc);
+    const view = knownView ?? toViewDoc(doc);
     for (const index of this.indexes.values()) index.checkUnique(view, record);
     const oldView = record.view;
     for (const index of this.indexes.values()) index.remove(record, oldView);
     record.doc = doc;
     record.view = view;
+    record.size = size;
     for (const index of this.indexes.values()) index.add(record);
   }
 
@@ -105,7 +116,8 @@ export class Collection {
     for (const index of this.indexes.values()) {
       if (!index.servesEquality) continue;
       if (index.fields.every((f) => eq.has(f))) {
-        if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length) best = index;
+        if (!best || (index.unique && !best.unique) || index.fields.length > best.fields.length)
+          best = index;
         continue;
       }
       let prefix = 0;
@@ -116,7 +128,9 @@ export class Collection {
         !bestScan ||
         prefix + (range ? 0.5 : 0) > bestScan.prefix + (bestScan.range ? 0.5 : 0) ||
         // Same shape: the shorter index has fewer keys per prefix to walk.
-        (prefix === bestScan.prefix && range === bestScan.range && index.fields.length < bestScan.index.fields.length);
+        (prefix === bestScan.prefix &&
+          range === bestScan.range &&
+          index.fields.length < bestScan.index.fields.length);
       if (better) bestScan = { index, prefix, range };
     }
     if (best) {
@@ -152,7 +166,11 @@ export class Collection {
       return false;
     }
     // Several indexes may share a key pattern only when their partial filters differ.
-    if (sameKey && JSON.stringify(sameKey.spec.partialFilterExpression ?? null) === JSON.stringify(spec.partialFilterExpression ?? null)) {
+    if (
+      sameKey &&
+      JSON.stringify(sameKey.spec.partialFilterExpression ?? null) ===
+        JSON.stringify(spec.partialFilterExpression ?? null)
+    ) {
       throw new MongoServerError(
         'IndexOptionsConflict',
         `Index already exists with a different name: ${sameKey.name}`,
@@ -171,14 +189,17 @@ export class Collection {
 function sameKeyPattern(a: Doc, b: Doc): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && Number(a[k]) === Number(b[k]));
+  return (
+    ka.length === kb.length && ka.every((k, i) => k === kb[i] && Number(a[k]) === Number(b[k]))
+  );
 }
 
 function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
   return (
     Boolean(a.unique) === Boolean(b.unique) &&
     Boolean(a.sparse) === Boolean(b.sparse) &&
-    JSON.stringify(a.partialFilterExpression ?? null) === JSON.stringify(b.partialFilterExpression ?? null) &&
+    JSON.stringify(a.partialFilterExpression ?? null) ===
+      JSON.stringify(b.partialFilterExpression ?? null) &&
     (a.expireAfterSeconds ?? null) === (b.expireAfterSeconds ?? null)
   );
 }
@@ -203,7 +224,8 @@ function equalities(filter: Doc, out = new Map<string, unknown[]>()): Map<string
     if (isIndexableScalar(cond)) out.set(field, [cond]);
     else if (isPlainObject(cond)) {
       if ('$eq' in cond && isIndexableScalar(cond['$eq'])) out.set(field, [cond['$eq']]);
-      else if (Array.isArray(cond['$in']) && cond['$in'].every(isIndexableScalar)) out.set(field, cond['$in']);
+      else if (Array.isArray(cond['$in']) && cond['$in'].every(isIndexableScalar))
+        out.set(field, cond['$in']);
     }
   }
   return out;
@@ -227,7 +249,10 @@ const RANGE_OPS = ['$gt', '$gte', '$lt', '$lte'];
  * number (top level and `$and`). Other operators beside them are ignored: they only narrow the
  * matches further, and every candidate is matched against the whole filter anyway.
  */
-function numericRanges(filter: Doc, out = new Map<string, NumericRange>()): Map<string, NumericRange> {
+function numericRanges(
+  filter: Doc,
+  out = new Map<string, NumericRange>(),
+): Map<string, NumericRange> {
   for (const [field, cond] of Object.entries(filter)) {
     if (field === '$and' && Array.isArray(cond)) {
       for (const part of cond) if (isPlainObject(part)) numericRanges(part, out);

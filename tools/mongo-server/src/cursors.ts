@@ -12,19 +12,30 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 /** mongod closes cursors idle for 10 minutes (cursorTimeoutMillis). */
 export const CURSOR_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Yields result documents in order; undefined once exhausted. */
-export type DocSource = () => Doc | undefined;
+/**
+ * Yields result documents in order; undefined once exhausted. A source may set `bound` to an upper
+ * bound of the BSON size of the document it just returned (or undefined when it does not know), so
+ * batches need not measure every document.
+ */
+export interface DocSource {
+  (): Doc | undefined;
+  bound?: number;
+}
 
 export function arraySource(docs: Doc[]): DocSource {
   let i = 0;
   return () => (i < docs.length ? docs[i++] : undefined);
 }
 
+/** A source that is already exhausted. */
+export const emptySource: DocSource = () => undefined;
+
 export interface ServerCursor {
   id: Long;
   ns: string;
   /** The next document, already taken from the source (undefined when the source is exhausted). */
   pending: Doc | undefined;
+  pendingBound: number | undefined;
   source: DocSource;
   lastUsed: number;
 }
@@ -41,7 +52,8 @@ export class CursorRegistry {
   ): { batch: Doc[]; id: Long } {
     const source = Array.isArray(docs) ? arraySource(docs) : docs;
     const size = batchSize ?? DEFAULT_FIRST_BATCH;
-    const state = { pending: source(), source };
+    const pending = source();
+    const state = { pending, pendingBound: source.bound, source };
     const batch = size === 0 ? [] : takeBatch(state, size);
     if (singleBatch || state.pending === undefined) return { batch, id: Long.ZERO };
     const id = newCursorId(this.cursors);
@@ -73,7 +85,8 @@ export class CursorRegistry {
   }
 
   reapIdle(now = Date.now()): void {
-    for (const [key, c] of this.cursors) if (now - c.lastUsed > CURSOR_TIMEOUT_MS) this.cursors.delete(key);
+    for (const [key, c] of this.cursors)
+      if (now - c.lastUsed > CURSOR_TIMEOUT_MS) this.cursors.delete(key);
   }
 
   clear(): void {
@@ -86,16 +99,26 @@ export class CursorRegistry {
 }
 
 /** batchSize 0 on getMore means "as many as fit"; on find it means an empty first batch. */
-function takeBatch(state: { pending: Doc | undefined; source: DocSource }, batchSize: number): Doc[] {
+interface BatchState {
+  pending: Doc | undefined;
+  pendingBound: number | undefined;
+  source: DocSource;
+}
+
+function takeBatch(state: BatchState, batchSize: number): Doc[] {
   const max = batchSize > 0 ? batchSize : Number.POSITIVE_INFINITY;
   const out: Doc[] = [];
   let bytes = 0;
   while (state.pending !== undefined && out.length < max) {
     const doc = state.pending;
-    bytes += calculateObjectSize(doc);
+    const bound = state.pendingBound;
+    // A known upper bound is counted as is while it fits; near the limit the exact size decides.
+    bytes +=
+      bound !== undefined && bytes + bound <= MAX_BATCH_BYTES ? bound : calculateObjectSize(doc);
     if (out.length > 0 && bytes > MAX_BATCH_BYTES) break;
     out.push(doc);
     state.pending = state.source();
+    state.pendingBound = state.source.bound;
   }
   return out;
 }

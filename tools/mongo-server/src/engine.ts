@@ -6,7 +6,9 @@ import type { Doc } from './values';
 
 type EngineOptions = Partial<Options>;
 
-function options(extra: { variables?: Doc; resolve?: (name: string) => Doc[] } = {}): EngineOptions {
+function options(
+  extra: { variables?: Doc; resolve?: (name: string) => Doc[] } = {},
+): EngineOptions {
   return {
     idKey: '_id',
     // Server-side JavaScript ($where, $function, $accumulator) is disabled, as on a hardened mongod.
@@ -25,6 +27,21 @@ export function compileFilter(filter: Doc, variables?: Doc): Matcher {
   if (Object.keys(filter).length === 0) return () => true;
   try {
     const q = new Query(filter, options({ variables }));
+    const simple = simpleEquality(filter);
+    if (simple) {
+      // Plain scalar values are decided here; arrays (and anything unusual) still go to mingo.
+      const [field, value] = simple;
+      return (doc) => {
+        const v = doc[field];
+        if (typeof v === typeof value) return v === value;
+        if (v === undefined || v === null || typeof v !== 'object') return false;
+        try {
+          return q.test(doc);
+        } catch (err) {
+          throw fromQueryEngineError(err, 'query');
+        }
+      };
+    }
     return (doc) => {
       try {
         return q.test(doc);
@@ -35,6 +52,22 @@ export function compileFilter(filter: Doc, variables?: Doc): Matcher {
   } catch (err) {
     throw fromQueryEngineError(err, 'query');
   }
+}
+
+/**
+ * `{field: <string | boolean | finite number>}` on a top-level field: a stored value of the same JS
+ * type matches exactly when it is equal (view numbers compare by value across BSON types), and a
+ * missing, null or other scalar value never matches.
+ */
+function simpleEquality(filter: Doc): [string, string | boolean | number] | undefined {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1) return undefined;
+  const field = keys[0] as string;
+  const value = filter[field];
+  if (field.startsWith('$') || field.includes('.') || field === '') return undefined;
+  if (typeof value === 'string' || typeof value === 'boolean') return [field, value];
+  if (typeof value === 'number' && Number.isFinite(value)) return [field, value];
+  return undefined;
 }
 
 export interface FindSpec {
@@ -48,7 +81,10 @@ export function select(docs: Doc[], match: Matcher, spec: FindSpec): Doc[] {
   let out = docs.filter(match);
   if (spec.sort && Object.keys(spec.sort).length) {
     try {
-      const sorted = new Query({}, options()).find(out).sort(spec.sort as Record<string, 1 | -1>).all() as Doc[];
+      const sorted = new Query({}, options())
+        .find(out)
+        .sort(spec.sort as Record<string, 1 | -1>)
+        .all() as Doc[];
       out = sorted;
     } catch (err) {
       throw fromQueryEngineError(err, 'query');
@@ -68,7 +104,12 @@ export function project(docs: Doc[], projection: Doc, variables?: Doc): Doc[] {
   }
 }
 
-export function aggregate(docs: Doc[], pipeline: Doc[], resolve: (name: string) => Doc[], variables?: Doc): Doc[] {
+export function aggregate(
+  docs: Doc[],
+  pipeline: Doc[],
+  resolve: (name: string) => Doc[],
+  variables?: Doc,
+): Doc[] {
   try {
     return new Aggregator(pipeline, options({ resolve, variables })).run(docs) as Doc[];
   } catch (err) {
@@ -93,7 +134,11 @@ export function applyUpdate(
       docs,
       condition,
       modifier as never,
-      { cloneMode: 'deep', ...(arrayFilters ? { arrayFilters } : {}), ...(variables ? { let: variables } : {}) },
+      {
+        cloneMode: 'deep',
+        ...(arrayFilters ? { arrayFilters } : {}),
+        ...(variables ? { let: variables } : {}),
+      },
       options(),
     );
   } catch (err) {

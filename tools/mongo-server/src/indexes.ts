@@ -11,6 +11,8 @@ export interface StoredRecord {
   view: Doc;
   /** Insertion sequence (natural order); results gathered from several index keys follow it. */
   seq?: number;
+  /** BSON size of `doc`, when known (an upper bound for what a plain projection returns). */
+  size?: number;
 }
 
 /** One level of an index's key tree: the values of one field, each leading to the next field. */
@@ -61,7 +63,8 @@ export class Index {
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
-    if (spec.partialFilterExpression) this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
+    if (spec.partialFilterExpression)
+      this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
   }
 
   get name(): string {

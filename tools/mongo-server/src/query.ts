@@ -2,7 +2,7 @@
 // through an index when the filter allows, match and order them with mingo, and give documents back
 // in their stored BSON types.
 import type { Collection, StoredRecord } from './collection';
-import type { DocSource } from './cursors';
+import { emptySource, type DocSource } from './cursors';
 import { compileFilter, project, select } from './engine';
 import { MongoServerError } from './errors';
 import { compileFastProjection, FALLBACK } from './projection';
@@ -22,9 +22,15 @@ export function validateSort(sort: Doc | undefined): Doc | undefined {
     const n = toView(v);
     if (n !== 1 && n !== -1) {
       if (isPlainObject(v) && '$meta' in v) {
-        throw new MongoServerError('BadValue', `$meta sort by '${String(v['$meta'])}' is not supported by this server`);
+        throw new MongoServerError(
+          'BadValue',
+          `$meta sort by '${String(v['$meta'])}' is not supported by this server`,
+        );
       }
-      throw new MongoServerError('BadValue', '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+      throw new MongoServerError(
+        'BadValue',
+        '$sort key ordering must be 1 (for ascending) or -1 (for descending)',
+      );
     }
     out[k] = n;
   }
@@ -32,7 +38,11 @@ export function validateSort(sort: Doc | undefined): Doc | undefined {
 }
 
 /** Matching records in result order. `filter` is the command's (typed) filter. */
-export function findRecords(coll: Collection | undefined, filter: Doc, spec: ReadSpec = {}): StoredRecord[] {
+export function findRecords(
+  coll: Collection | undefined,
+  filter: Doc,
+  spec: ReadSpec = {},
+): StoredRecord[] {
   const filterView = toView(filter) as Doc;
   const match = compileFilter(filterView, spec.variables);
   if (!coll) return [];
@@ -47,7 +57,11 @@ export function findRecords(coll: Collection | undefined, filter: Doc, spec: Rea
 }
 
 /** Applies a find projection and gives the result back its BSON types and stored field order. */
-export function projectRecords(records: StoredRecord[], projection: Doc | undefined, variables?: Doc): Doc[] {
+export function projectRecords(
+  records: StoredRecord[],
+  projection: Doc | undefined,
+  variables?: Doc,
+): Doc[] {
   const projector = compileProjection(projection, variables);
   return records.map(projector);
 }
@@ -56,11 +70,9 @@ export function projectRecords(records: StoredRecord[], projection: Doc | undefi
  * A projector for one find projection: the fast path of projection.ts where it applies, mingo
  * otherwise (for the whole projection, or for single documents the fast path does not handle).
  */
-export function compileProjection(
-  projection: Doc | undefined,
-  variables?: Doc,
-): (record: StoredRecord) => Doc {
-  if (!projection || Object.keys(projection).length === 0) return (r) => r.doc;
+export function compileProjection(projection: Doc | undefined, variables?: Doc): Projector {
+  if (!projection || Object.keys(projection).length === 0)
+    return Object.assign((r: StoredRecord) => r.doc, { subset: true });
   const view = toView(projection) as Doc;
   const slow = (r: StoredRecord): Doc => {
     const [p] = project([r.view], view, variables);
@@ -70,13 +82,18 @@ export function compileProjection(
   if (!fast) {
     // Validate the projection once up front, so a bad one fails the find even with no results.
     project([], view, variables);
-    return slow;
+    return Object.assign(slow, { subset: false });
   }
-  return (r) => {
+  const projector = (r: StoredRecord): Doc => {
     const out = fast(r.doc);
     return out === FALLBACK ? slow(r) : out;
   };
+  // Plain inclusion/exclusion keeps a subset of the document, so it is no larger than the document.
+  return Object.assign(projector, { subset: true });
 }
+
+/** Projects one record; `subset` says whether results are never larger than the stored document. */
+export type Projector = ((record: StoredRecord) => Doc) & { subset: boolean };
 
 /**
  * The results of a find as a source for a cursor. Candidates are fixed when the find runs (a
@@ -92,35 +109,43 @@ export function findSource(
   const filterView = toView(filter) as Doc;
   const match = compileFilter(filterView, spec.variables);
   const projector = compileProjection(projection, spec.variables);
-  if (!coll) return () => undefined;
+  if (!coll) return emptySource;
   if (spec.sort && Object.keys(spec.sort).length) {
-    const records = findRecords(coll, filter, spec);
+    // Snapshot of the records' current (immutable) documents, as below.
+    const records = findRecords(coll, filter, spec).map((r) => ({
+      doc: r.doc,
+      view: r.view,
+      size: r.size,
+    }));
     let i = 0;
-    return () => (i < records.length ? projector(records[i++] as StoredRecord) : undefined);
+    const sorted: DocSource = () => {
+      const r = records[i++];
+      if (!r) return undefined;
+      sorted.bound = projector.subset ? r.size : undefined;
+      return projector(r);
+    };
+    return sorted;
   }
-  // Snapshot: the (immutable) document and view each candidate has now.
-  const docs: Doc[] = [];
-  const views: Doc[] = [];
-  for (const r of coll.candidates(filterView)) {
-    docs.push(r.doc);
-    views.push(r.view);
-  }
+  // Snapshot: the (immutable) document, view and size each candidate has now.
+  const snapshot: StoredRecord[] = [];
+  for (const r of coll.candidates(filterView))
+    snapshot.push({ doc: r.doc, view: r.view, size: r.size });
   let skip = spec.skip ?? 0;
   let left = spec.limit ? spec.limit : Number.POSITIVE_INFINITY;
   let i = 0;
-  return () => {
-    while (left > 0 && i < docs.length) {
-      const view = views[i] as Doc;
-      const doc = docs[i] as Doc;
-      i++;
-      if (!match(view)) continue;
+  const source: DocSource = () => {
+    while (left > 0 && i < snapshot.length) {
+      const r = snapshot[i++] as StoredRecord;
+      if (!match(r.view)) continue;
       if (skip > 0) {
         skip--;
         continue;
       }
       left--;
-      return projector({ doc, view });
+      source.bound = projector.subset ? r.size : undefined;
+      return projector(r);
     }
     return undefined;
   };
+  return source;
 }
