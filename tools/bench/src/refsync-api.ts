@@ -46,6 +46,8 @@ const CHANGED_SHARE = 100 / BIG;
 const COLD_TRIALS = 2;
 const RSS_SETTLE_S = 20;
 const MB = 1024 * 1024;
+/** USER_HZ: the unit of utime and stime in /proc/<pid>/stat (100 on Linux on every common platform). */
+const CLOCK_TICKS_PER_S = 100;
 const DATA_PATH = '/api/v1/reimbursementGroup';
 
 const TARGETS = { fullList: 0.9, notModified: 0.9, coldDiff: 0.05, rssMb: 200 };
@@ -176,37 +178,65 @@ http.createServer((req, res) => {
 }).listen(cfg.port, '127.0.0.1');
 `;
 
-async function throughput(url: string, headers: Record<string, string>, expect: '2xx' | '3xx') {
+/** CPU time (user + system, in ms) a process has used so far, from /proc/<pid>/stat. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are the 12th and 13th of them.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_S;
+}
+
+interface Server {
+  url: string;
+  pid: number;
+}
+
+interface Measured {
+  rate: number;
+  /** The server's CPU time per answered request, in microseconds. */
+  cpuUs: number;
+}
+
+async function throughput(
+  server: Server,
+  headers: Record<string, string>,
+  expect: '2xx' | '3xx',
+): Promise<Measured> {
+  const { url } = server;
+  const cpuBefore = cpuMs(server.pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+  const cpu = cpuMs(server.pid) - cpuBefore;
   if (result.errors > 0 || result.timeouts > 0 || result[expect] !== result.requests.total) {
     const seen = { errors: result.errors, timeouts: result.timeouts, [expect]: result[expect] };
     throw new Error(
       `unexpected answers from ${url}: ${JSON.stringify(seen)} of ${result.requests.total}`,
     );
   }
-  return result.requests.average;
+  return { rate: result.requests.average, cpuUs: (cpu * 1000) / result.requests.total };
 }
 
 /**
  * Short alternating rounds and the median of their ratios, so a noisy neighbour on a shared
- * machine hits both servers alike.
+ * machine hits both servers alike. Each server's CPU time per request is printed too: unlike
+ * req/s it hardly depends on what else the machine is doing, so it tells where a gap comes from.
  */
 async function compare(
   label: string,
-  api: string,
-  bare: string,
+  api: Server,
+  bare: Server,
   headers: Record<string, string>,
   expect: '2xx' | '3xx',
-): Promise<{ api: number; bare: number; ratio: number }> {
+): Promise<{ api: number; bare: number; ratio: number; apiCpuUs: number; bareCpuUs: number }> {
   await throughput(api, headers, expect); // warm-up: JIT, connections
   await throughput(bare, headers, expect);
   const ratios: number[] = [];
-  const apiRates: number[] = [];
-  const bareRates: number[] = [];
+  const apiRuns: Measured[] = [];
+  const bareRuns: Measured[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // A-B, B-A, A-B, ...: a machine getting busier or quieter over a round pair affects both.
-    let a: number;
-    let b: number;
+    let a: Measured;
+    let b: Measured;
     if (round % 2 === 1) {
       a = await throughput(api, headers, expect);
       b = await throughput(bare, headers, expect);
@@ -214,14 +244,20 @@ async function compare(
       b = await throughput(bare, headers, expect);
       a = await throughput(api, headers, expect);
     }
-    apiRates.push(a);
-    bareRates.push(b);
-    ratios.push(a / b);
+    apiRuns.push(a);
+    bareRuns.push(b);
+    ratios.push(a.rate / b.rate);
     say(
-      `  ${label} round ${round}: refsync-api ${a.toFixed(0)} req/s, bare ${b.toFixed(0)} req/s, ratio ${(a / b).toFixed(3)}`,
+      `  ${label} round ${round}: refsync-api ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), bare ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}`,
     );
   }
-  return { api: median(apiRates), bare: median(bareRates), ratio: median(ratios) };
+  return {
+    api: median(apiRuns.map((r) => r.rate)),
+    bare: median(bareRuns.map((r) => r.rate)),
+    ratio: median(ratios),
+    apiCpuUs: median(apiRuns.map((r) => r.cpuUs)),
+    bareCpuUs: median(bareRuns.map((r) => r.cpuUs)),
+  };
 }
 
 /** Targets 1 and 2: the shipped sample data, warm cache, against the bare server. */
@@ -274,27 +310,27 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
     bare = spawn(process.execPath, ['-e', BARE_SERVER, cfgFile], { stdio: 'ignore' });
     await waitFor(`http://127.0.0.1:${barePort}/`, bare, 'bare server');
 
-    const apiUrl = `http://127.0.0.1:${apiPort}${DATA_PATH}`;
-    const bareUrl = `http://127.0.0.1:${barePort}${DATA_PATH}`;
-    const full = await compare('full list', apiUrl, bareUrl, headers, '2xx');
+    const apiServer = { url: `http://127.0.0.1:${apiPort}${DATA_PATH}`, pid: app.pid as number };
+    const bareServer = { url: `http://127.0.0.1:${barePort}${DATA_PATH}`, pid: bare.pid as number };
+    const full = await compare('full list', apiServer, bareServer, headers, '2xx');
     const revalidation = await compare(
       '304',
-      apiUrl,
-      bareUrl,
+      apiServer,
+      bareServer,
       { ...headers, 'If-None-Match': etag },
       '3xx',
     );
     return [
       {
         name: 'full list (sample, warm cache) / bare node:http',
-        figure: `${full.api.toFixed(0)} vs ${full.bare.toFixed(0)} req/s`,
+        figure: `${full.api.toFixed(0)} vs ${full.bare.toFixed(0)} req/s; CPU/req ${full.apiCpuUs.toFixed(1)} vs ${full.bareCpuUs.toFixed(1)} us`,
         value: full.ratio.toFixed(3),
         target: `>= ${TARGETS.fullList}`,
         pass: full.ratio >= TARGETS.fullList,
       },
       {
         name: 'If-None-Match 304 / bare node:http',
-        figure: `${revalidation.api.toFixed(0)} vs ${revalidation.bare.toFixed(0)} req/s`,
+        figure: `${revalidation.api.toFixed(0)} vs ${revalidation.bare.toFixed(0)} req/s; CPU/req ${revalidation.apiCpuUs.toFixed(1)} vs ${revalidation.bareCpuUs.toFixed(1)} us`,
         value: revalidation.ratio.toFixed(3),
         target: `>= ${TARGETS.notModified}`,
         pass: revalidation.ratio >= TARGETS.notModified,
