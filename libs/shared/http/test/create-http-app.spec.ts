@@ -39,12 +39,17 @@ describe('request id', () => {
     expect(at(line, 'req.id')).toBe('gw-1234.abc:def_9');
   });
 
-  it('when the caller sends none, then a UUID is generated and echoed', async () => {
+  it('when the caller sends none, then a UUID-shaped id is generated and echoed, a new one each time', async () => {
     const { app } = echoApp();
-    const res = await request(app).post('/echo').send({});
-    expect(res.headers['x-request-id']).toMatch(
-      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-    );
+    const ids = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const res = await request(app).post('/echo').send({});
+      expect(res.headers['x-request-id']).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      ids.add(res.headers['x-request-id'] as string);
+    }
+    expect(ids.size).toBe(3);
   });
 
   it.each([
