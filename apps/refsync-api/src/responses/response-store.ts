@@ -62,6 +62,13 @@ const DATASET_CODE: Record<Dataset, string> = { treatmentGroup: 'tg', reimbursem
 const SPELLING_CODE: Record<Spelling, string> = { primary: 'p', alternative: 'a' };
 const ENCODING_CODE: Record<ContentEncoding, string> = { br: 'br', gzip: 'gz', identity: 'id' };
 
+/** Slots of the ETag memo: one per dataset x spelling x coding (12). */
+const DATASET_SLOT: Record<Dataset, number> = { treatmentGroup: 0, reimbursementGroup: 6 };
+const SPELLING_SLOT: Record<Spelling, number> = { primary: 0, alternative: 3 };
+const ENCODING_SLOT: Record<ContentEncoding, number> = { br: 0, gzip: 1, identity: 2 };
+/** sinceVersion values whose ETags are remembered per version (clients poll with a few). */
+const MAX_MEMO_SINCE_VALUES = 64;
+
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -83,6 +90,15 @@ export class ResponseStore {
   private readonly identityMaxBytes: number;
   private currentVersion: number | undefined;
   private computed = 0;
+  /**
+   * The ETags of one version, so a cached read or a 304 builds no string (and compares and looks
+   * up an already flat one): by slot for the full list, and per effective sinceVersion.
+   */
+  private readonly etagMemo = {
+    version: -1,
+    all: [] as Array<string | undefined>,
+    since: new Map<number, Array<string | undefined>>(),
+  };
 
   constructor(private readonly options: ResponseStoreOptions) {
     this.recentVersions = options.recentVersions ?? 30;
@@ -101,6 +117,29 @@ export class ResponseStore {
 
   /** The strong ETag (and cache key) of a selection at a version in one coding. */
   etag(selection: Selection, version: number, encoding: ContentEncoding): string {
+    const memo = this.etagMemo;
+    if (memo.version !== version) {
+      memo.version = version;
+      memo.all = [];
+      memo.since.clear();
+    }
+    let slots = memo.all;
+    if (selection.since !== undefined) {
+      const since = Math.min(selection.since, version);
+      let forSince = memo.since.get(since);
+      if (!forSince) {
+        if (memo.since.size >= MAX_MEMO_SINCE_VALUES) memo.since.clear();
+        forSince = [];
+        memo.since.set(since, forSince);
+      }
+      slots = forSince;
+    }
+    const slot =
+      DATASET_SLOT[selection.dataset] + SPELLING_SLOT[selection.spelling] + ENCODING_SLOT[encoding];
+    return (slots[slot] ??= ResponseStore.buildEtag(selection, version, encoding));
+  }
+
+  private static buildEtag(selection: Selection, version: number, encoding: ContentEncoding) {
     return `"v${version}.${DATASET_CODE[selection.dataset]}.${SPELLING_CODE[selection.spelling]}.${ResponseStore.sinceKey(selection.since, version)}.${ENCODING_CODE[encoding]}"`;
   }
 
