@@ -5,15 +5,16 @@
 //  3. cold diff of 100 changed items among 100k divided by the cold full list of 100k (target <= 0.05);
 //  4. resident memory of refsync-api with the 100k list cached (target <= 200 MB).
 // refsync-api runs as production runs it (the esbuild bundle under plain node, NODE_ENV=production,
-// LOG_LEVEL=info) in its own process, as does the bare server, so throughput and RSS are their own;
-// autocannon drives both with the same connections and duration, in alternating rounds.
+// LOG_LEVEL=info) in its own process, as does the bare server, so throughput and RSS are their own.
+// Throughput: both servers share one CPU and are driven at the same time, each by its own autocannon
+// run with the same connections and duration (see compare()).
 // Run: npm run bench -- refsync-api   (or: npx tsx --tsconfig tsconfig.base.json tools/bench/src/refsync-api.ts)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
@@ -40,7 +41,7 @@ const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
 const CONNECTIONS = 10;
 const DURATION_S = 2;
-const ROUNDS = 6;
+const ROUNDS = 8;
 const BIG = 100_000;
 const CHANGED_SHARE = 100 / BIG;
 const COLD_TRIALS = 2;
@@ -101,12 +102,46 @@ async function buildApp(): Promise<string> {
   return outfile;
 }
 
-function spawnApp(ctx: Context, mongoUrl: string, port: number): ChildProcess {
-  const child = spawn(process.execPath, ['--enable-source-maps', ctx.appBundle], {
-    cwd: ROOT,
-    env: { ...process.env, ...ctx.appEnv(mongoUrl, port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+/**
+ * CPU pinning for the throughput rounds: both servers on the last CPU, this process (autocannon)
+ * on the others, so the two servers compete for exactly the same CPU and the load generator
+ * never takes time from either. Off with REFSYNC_BENCH_PIN=0, and without taskset or a second CPU.
+ */
+interface Pinning {
+  serverCpu: string;
+  clientCpus: string;
+  allCpus: string;
+}
+
+function cpuPinning(): Pinning | undefined {
+  const cpus = availableParallelism();
+  if (process.env['REFSYNC_BENCH_PIN'] === '0' || cpus < 2) return undefined;
+  if (spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status !== 0) return undefined;
+  return { serverCpu: String(cpus - 1), clientCpus: `0-${cpus - 2}`, allCpus: `0-${cpus - 1}` };
+}
+
+/** Sets the CPUs of every thread of this process. */
+function pinSelf(cpus: string): void {
+  spawnSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** Spawns `node <args>`, on the given CPU when pinned (taskset execs node: the pid is node's). */
+function spawnNode(args: string[], options: Parameters<typeof spawn>[2], cpu?: string) {
+  return cpu === undefined
+    ? spawn(process.execPath, args, options)
+    : spawn('taskset', ['-c', cpu, process.execPath, ...args], options);
+}
+
+function spawnApp(ctx: Context, mongoUrl: string, port: number, cpu?: string): ChildProcess {
+  const child = spawnNode(
+    ['--enable-source-maps', ctx.appBundle],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...ctx.appEnv(mongoUrl, port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+    cpu,
+  );
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   child.once('exit', (code, signal) => {
@@ -217,9 +252,13 @@ async function throughput(
 }
 
 /**
- * Short alternating rounds and the median of their ratios, so a noisy neighbour on a shared
- * machine hits both servers alike. Each server's CPU time per request is printed too: unlike
- * req/s it hardly depends on what else the machine is doing, so it tells where a gap comes from.
+ * Rounds in which both servers are driven at the same time (each by its own autocannon run with
+ * the same connections and duration) while they share one CPU, and the median of the rounds'
+ * ratios. Measured one after the other, the ratio of two 2-second runs swung between 0.5 and 1.4
+ * on a shared 2-core machine, whose speed changes from second to second; measured together, such
+ * changes hit both servers alike and the ratio reflects what each request costs each server. The
+ * run started first is alternated, since it gets a slight head start. Each server's CPU time per
+ * request is printed too.
  */
 async function compare(
   label: string,
@@ -228,22 +267,22 @@ async function compare(
   headers: Record<string, string>,
   expect: '2xx' | '3xx',
 ): Promise<{ api: number; bare: number; ratio: number; apiCpuUs: number; bareCpuUs: number }> {
-  await throughput(api, headers, expect); // warm-up: JIT, connections
-  await throughput(bare, headers, expect);
+  const together = async (round: number): Promise<[Measured, Measured]> => {
+    if (round % 2 === 1) {
+      return Promise.all([throughput(api, headers, expect), throughput(bare, headers, expect)]);
+    }
+    const [b, a] = await Promise.all([
+      throughput(bare, headers, expect),
+      throughput(api, headers, expect),
+    ]);
+    return [a, b];
+  };
+  await together(0); // warm-up: JIT, connections
   const ratios: number[] = [];
   const apiRuns: Measured[] = [];
   const bareRuns: Measured[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    // A-B, B-A, A-B, ...: a machine getting busier or quieter over a round pair affects both.
-    let a: Measured;
-    let b: Measured;
-    if (round % 2 === 1) {
-      a = await throughput(api, headers, expect);
-      b = await throughput(bare, headers, expect);
-    } else {
-      b = await throughput(bare, headers, expect);
-      a = await throughput(api, headers, expect);
-    }
+    const [a, b] = await together(round);
     apiRuns.push(a);
     bareRuns.push(b);
     ratios.push(a.rate / b.rate);
@@ -266,7 +305,8 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
   await importOnce(ctx, mongoUrl); // the importer's default sources: the shipped sample, v1
 
   const apiPort = await freePort();
-  const app = spawnApp(ctx, mongoUrl, apiPort);
+  const pinning = cpuPinning();
+  const app = spawnApp(ctx, mongoUrl, apiPort, pinning?.serverCpu);
   const barePort = await freePort();
   let bare: ChildProcess | undefined;
   try {
@@ -307,11 +347,17 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
         notModifiedHeaders: common,
       }),
     );
-    bare = spawn(process.execPath, ['-e', BARE_SERVER, cfgFile], { stdio: 'ignore' });
+    bare = spawnNode(['-e', BARE_SERVER, cfgFile], { stdio: 'ignore' }, pinning?.serverCpu);
     await waitFor(`http://127.0.0.1:${barePort}/`, bare, 'bare server');
 
     const apiServer = { url: `http://127.0.0.1:${apiPort}${DATA_PATH}`, pid: app.pid as number };
     const bareServer = { url: `http://127.0.0.1:${barePort}${DATA_PATH}`, pid: bare.pid as number };
+    say(
+      pinning
+        ? `  pinned: both servers on CPU ${pinning.serverCpu}, autocannon on CPU ${pinning.clientCpus}`
+        : '  not pinned (REFSYNC_BENCH_PIN=0, one CPU, or no taskset)',
+    );
+    if (pinning) pinSelf(pinning.clientCpus);
     const full = await compare('full list', apiServer, bareServer, headers, '2xx');
     const revalidation = await compare(
       '304',
@@ -337,6 +383,7 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
       },
     ];
   } finally {
+    if (pinning) pinSelf(pinning.allCpus);
     await stop(bare);
     await stop(app);
   }
@@ -451,7 +498,7 @@ export async function run(): Promise<void> {
       }),
     };
     say(
-      `refsync-api (autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} alternating rounds after a warm-up)`,
+      `refsync-api (autocannon: ${CONNECTIONS} connections per server, ${DURATION_S} s per round, both servers at once, ${ROUNDS} rounds after a warm-up)`,
     );
     // REFSYNC_BENCH_PARTS=throughput or =big runs one half, for working on it.
     const parts = (process.env['REFSYNC_BENCH_PARTS'] ?? 'throughput,big').split(',');
