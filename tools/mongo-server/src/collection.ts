@@ -76,8 +76,13 @@ export class Collection {
     return record;
   }
 
-  /** Replaces a record's document after an update; the unique check happens before anything changes. */
-  replace(record: StoredRecord, doc: Doc, knownView?: Doc): void {
+  /**
+   * Replaces a record's document after an update; the unique check happens before anything changes.
+   * `touched` (the top-level fields a `$set`/`$unset` named) lets indexes on other fields be left
+   * alone: their keys cannot have changed. Partial indexes are always re-keyed (their filter may
+   * read any field).
+   */
+  replace(record: StoredRecord, doc: Doc, knownView?: Doc, touched?: ReadonlySet<string>): void {
     const size = calculateObjectSize(doc);
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
@@ -87,13 +92,16 @@ export class Collection {
     }
     checkFieldNames(doc, true);
     const view = knownView ?? toViewDoc(doc);
-    for (const index of this.indexes.values()) index.checkUnique(view, record);
+    const affected = touched
+      ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
+      : [...this.indexes.values()];
+    for (const index of affected) index.checkUnique(view, record);
     const oldView = record.view;
-    for (const index of this.indexes.values()) index.remove(record, oldView);
+    for (const index of affected) index.remove(record, oldView);
     record.doc = doc;
     record.view = view;
     record.size = size;
-    for (const index of this.indexes.values()) index.add(record);
+    for (const index of affected) index.add(record);
   }
 
   remove(record: StoredRecord): void {

@@ -25,23 +25,32 @@ export type Matcher = (doc: Doc) => boolean;
 
 export function compileFilter(filter: Doc, variables?: Doc): Matcher {
   if (Object.keys(filter).length === 0) return () => true;
+  const simple = simpleEqualities(filter);
+  if (simple) {
+    // Plain scalar values are decided here; arrays (and anything unusual) still go to mingo, whose
+    // Query is only built when a document needs it (it cannot fail to parse such a filter).
+    let q: Query | undefined;
+    const slow = (doc: Doc): boolean => {
+      try {
+        return (q ??= new Query(filter, options({ variables }))).test(doc);
+      } catch (err) {
+        throw fromQueryEngineError(err, 'query');
+      }
+    };
+    return (doc) => {
+      let undecided = false;
+      for (const [field, value] of simple) {
+        const v = doc[field];
+        if (typeof v === typeof value) {
+          if (v !== value) return false;
+        } else if (v === undefined || v === null || typeof v !== 'object') return false;
+        else undecided = true;
+      }
+      return undecided ? slow(doc) : true;
+    };
+  }
   try {
     const q = new Query(filter, options({ variables }));
-    const simple = simpleEquality(filter);
-    if (simple) {
-      // Plain scalar values are decided here; arrays (and anything unusual) still go to mingo.
-      const [field, value] = simple;
-      return (doc) => {
-        const v = doc[field];
-        if (typeof v === typeof value) return v === value;
-        if (v === undefined || v === null || typeof v !== 'object') return false;
-        try {
-          return q.test(doc);
-        } catch (err) {
-          throw fromQueryEngineError(err, 'query');
-        }
-      };
-    }
     return (doc) => {
       try {
         return q.test(doc);
@@ -55,19 +64,20 @@ export function compileFilter(filter: Doc, variables?: Doc): Matcher {
 }
 
 /**
- * `{field: <string | boolean | finite number>}` on a top-level field: a stored value of the same JS
- * type matches exactly when it is equal (view numbers compare by value across BSON types), and a
+ * `{field: <string | boolean | finite number>, ...}` on top-level fields: a stored value of the same
+ * JS type matches exactly when it is equal (view numbers compare by value across BSON types), and a
  * missing, null or other scalar value never matches.
  */
-function simpleEquality(filter: Doc): [string, string | boolean | number] | undefined {
-  const keys = Object.keys(filter);
-  if (keys.length !== 1) return undefined;
-  const field = keys[0] as string;
-  const value = filter[field];
-  if (field.startsWith('$') || field.includes('.') || field === '') return undefined;
-  if (typeof value === 'string' || typeof value === 'boolean') return [field, value];
-  if (typeof value === 'number' && Number.isFinite(value)) return [field, value];
-  return undefined;
+function simpleEqualities(filter: Doc): [string, string | boolean | number][] | undefined {
+  const out: [string, string | boolean | number][] = [];
+  for (const field of Object.keys(filter)) {
+    const value = filter[field];
+    if (field.startsWith('$') || field.includes('.') || field === '') return undefined;
+    if (typeof value === 'string' || typeof value === 'boolean') out.push([field, value]);
+    else if (typeof value === 'number' && Number.isFinite(value)) out.push([field, value]);
+    else return undefined;
+  }
+  return out;
 }
 
 export interface FindSpec {

@@ -51,6 +51,8 @@ interface KeyEntry {
 
 export class Index {
   readonly fields: string[];
+  /** The top-level field each key field lies in. */
+  private readonly topFields: string[];
   readonly entries = new Map<string, Set<StoredRecord>>();
   /** The same keys as a tree, field by field, for prefix and range scans. */
   private readonly tree: TreeNode = { children: new Map() };
@@ -63,6 +65,7 @@ export class Index {
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
+    this.topFields = this.fields.map((f) => f.split('.')[0] as string);
     if (spec.partialFilterExpression)
       this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
   }
@@ -87,6 +90,12 @@ export class Index {
    */
   get servesEquality(): boolean {
     return !this.partial;
+  }
+
+  /** Whether a change to these top-level fields may change the keys a record contributes. */
+  readsAny(topLevelFields: ReadonlySet<string>): boolean {
+    if (this.partial) return true;
+    return this.topFields.some((f) => topLevelFields.has(f));
   }
 
   /** The keys a record contributes, or none when a sparse or partial index leaves it out. */

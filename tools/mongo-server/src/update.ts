@@ -13,6 +13,7 @@ import {
   isPlainObject,
   keyOf,
   retype,
+  sameTyped,
   setPath,
   toView,
   toViewDoc,
@@ -45,11 +46,15 @@ export type ParsedUpdate =
 
 export function parseUpdate(u: unknown): ParsedUpdate {
   if (Array.isArray(u)) {
-    if (!u.every(isPlainObject)) throw new MongoServerError('FailedToParse', 'Update pipeline stages must be objects');
+    if (!u.every(isPlainObject))
+      throw new MongoServerError('FailedToParse', 'Update pipeline stages must be objects');
     return { kind: 'pipeline', stages: u as Doc[] };
   }
   if (!isPlainObject(u)) {
-    throw new MongoServerError('FailedToParse', 'Update argument must be either an object or an array');
+    throw new MongoServerError(
+      'FailedToParse',
+      'Update argument must be either an object or an array',
+    );
   }
   const keys = Object.keys(u);
   if (keys.length > 0 && keys[0]?.startsWith('$')) {
@@ -84,6 +89,8 @@ export function parseUpdate(u: unknown): ParsedUpdate {
 }
 
 function validateUpdatePath(path: string, op: string): void {
+  // A plain top-level field name (the common case) has nothing to check.
+  if (path !== '' && !path.includes('.') && !path.includes('$')) return;
   if (path === '' || path.split('.').some((p) => p === '')) {
     throw new MongoServerError('BadValue', `An empty update path is not valid.`);
   }
@@ -91,7 +98,10 @@ function validateUpdatePath(path: string, op: string): void {
   const parts = path.split('.');
   for (const p of parts) {
     if (p.startsWith('$') && p !== '$' && p !== '$[]' && !/^\$\[[a-z][a-zA-Z0-9]*\]$/.test(p)) {
-      throw new MongoServerError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${p}' in '${path}' is not valid for storage.`);
+      throw new MongoServerError(
+        'DollarPrefixedFieldName',
+        `The dollar ($) prefixed field '${p}' in '${path}' is not valid for storage.`,
+      );
     }
   }
 }
@@ -115,18 +125,28 @@ function validateArguments(ops: Doc): void {
   const rename = ops['$rename'] as Doc | undefined;
   for (const [from, to] of Object.entries(rename ?? {})) {
     if (typeof to !== 'string') {
-      throw new MongoServerError('BadValue', `The 'to' field for $rename must be a string: ${from}: ${formatValue(toView(to))}`);
+      throw new MongoServerError(
+        'BadValue',
+        `The 'to' field for $rename must be a string: ${from}: ${formatValue(toView(to))}`,
+      );
     }
   }
   const pop = ops['$pop'] as Doc | undefined;
   for (const [path, dir] of Object.entries(pop ?? {})) {
     const n = toView(dir);
-    if (n !== 1 && n !== -1) throw new MongoServerError('FailedToParse', `$pop expects 1 or -1, found: ${formatValue(n)} for ${path}`);
+    if (n !== 1 && n !== -1)
+      throw new MongoServerError(
+        'FailedToParse',
+        `$pop expects 1 or -1, found: ${formatValue(n)} for ${path}`,
+      );
   }
   const pullAll = ops['$pullAll'] as Doc | undefined;
   for (const [path, vals] of Object.entries(pullAll ?? {})) {
     if (!Array.isArray(vals)) {
-      throw new MongoServerError('BadValue', `$pullAll requires an array argument but was given a ${typeName(vals)} for ${path}`);
+      throw new MongoServerError(
+        'BadValue',
+        `$pullAll requires an array argument but was given a ${typeName(vals)} for ${path}`,
+      );
     }
   }
 }
@@ -142,7 +162,10 @@ function engineModifier(ops: Doc, now: Date): Doc {
       for (const [path, spec] of Object.entries(arg as Doc)) {
         const type = isPlainObject(spec) ? spec['$type'] : undefined;
         if (isPlainObject(spec) && type !== 'date' && type !== 'timestamp') {
-          throw new MongoServerError('BadValue', "The '$type' string field is required to be 'date' or 'timestamp'");
+          throw new MongoServerError(
+            'BadValue',
+            "The '$type' string field is required to be 'date' or 'timestamp'",
+          );
         }
         set[path] =
           type === 'timestamp'
@@ -152,14 +175,18 @@ function engineModifier(ops: Doc, now: Date): Doc {
       out['$set'] = { ...((out['$set'] as Doc | undefined) ?? {}), ...set };
       continue;
     }
-    if (op === '$set') out['$set'] = { ...((out['$set'] as Doc | undefined) ?? {}), ...(arg as Doc) };
+    if (op === '$set')
+      out['$set'] = { ...((out['$set'] as Doc | undefined) ?? {}), ...(arg as Doc) };
     else if (op === '$push') {
       const push: Doc = {};
       for (const [path, v] of Object.entries(arg as Doc)) {
         if (isPlainObject(v) && '$each' in v) {
           // Modifiers ($slice, $position, $sort) must be plain numbers for mingo; the pushed values keep
           // their BSON types unless $sort has to compare them.
-          push[path] = { ...(toView(v) as Doc), $each: '$sort' in v ? toView(v['$each']) : v['$each'] };
+          push[path] = {
+            ...(toView(v) as Doc),
+            $each: '$sort' in v ? toView(v['$each']) : v['$each'],
+          };
         } else push[path] = v;
       }
       out['$push'] = push;
@@ -168,13 +195,25 @@ function engineModifier(ops: Doc, now: Date): Doc {
   return out;
 }
 
-const CREATING_OPS = ['$set', '$setOnInsert', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit'];
+const CREATING_OPS = [
+  '$set',
+  '$setOnInsert',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$push',
+  '$addToSet',
+  '$currentDate',
+  '$bit',
+];
 
 /** MongoDB errors where mingo would silently leave the document alone. Positional paths are not checked. */
 function validateTargets(view: Doc, ops: Doc): void {
   const id = formatValue(view['_id']);
   for (const [op, arg] of Object.entries(ops)) {
-    const paths = op === '$rename' ? Object.values(arg as Doc).map(String) : Object.keys(arg as Doc);
+    const paths =
+      op === '$rename' ? Object.values(arg as Doc).map(String) : Object.keys(arg as Doc);
     for (const path of paths) {
       if (path.includes('$')) continue;
       const parts = path.split('.');
@@ -220,7 +259,10 @@ function validateTargets(view: Doc, ops: Doc): void {
         throw new MongoServerError('BadValue', 'Cannot apply $pull to a non-array value');
       }
       if (op === '$pop' && !Array.isArray(target)) {
-        throw new MongoServerError('TypeMismatch', `Path '${path}' contains an element of non-array type '${typeName(target)}'`);
+        throw new MongoServerError(
+          'TypeMismatch',
+          `Path '${path}' contains an element of non-array type '${typeName(target)}'`,
+        );
       }
     }
   }
@@ -233,7 +275,11 @@ export interface UpdateContext {
 }
 
 /** The document an existing document becomes; throws on invalid updates. */
-export function updatedDocument(old: { doc: Doc; view: Doc }, update: ParsedUpdate, ctx: UpdateContext): Doc {
+export function updatedDocument(
+  old: { doc: Doc; view: Doc },
+  update: ParsedUpdate,
+  ctx: UpdateContext,
+): Doc {
   const id = old.doc['_id'];
   if (update.kind === 'replacement') {
     const replacement = update.doc;
@@ -303,7 +349,13 @@ export function upsertDocument(filter: Doc, update: ParsedUpdate, ctx: UpdateCon
     return '_id' in seed && !('_id' in doc) ? { _id: seed['_id'], ...doc } : { ...doc };
   }
   if (update.kind === 'pipeline') {
-    const next = applyUpdate(toViewDoc(seed), toView(update.stages) as Doc[], {}, undefined, ctx.variables);
+    const next = applyUpdate(
+      toViewDoc(seed),
+      toView(update.stages) as Doc[],
+      {},
+      undefined,
+      ctx.variables,
+    );
     return retype(next, seed) as Doc;
   }
   const ops: Doc = { ...update.ops };
@@ -313,7 +365,10 @@ export function upsertDocument(filter: Doc, update: ParsedUpdate, ctx: UpdateCon
     const set = { ...((ops['$set'] as Doc | undefined) ?? {}) };
     for (const [path, v] of Object.entries(onInsert)) {
       if (path in set) {
-        throw new MongoServerError('ConflictingUpdateOperators', `Updating the path '${path}' would create a conflict at '${path}'`);
+        throw new MongoServerError(
+          'ConflictingUpdateOperators',
+          `Updating the path '${path}' would create a conflict at '${path}'`,
+        );
       }
       set[path] = v;
     }
@@ -346,9 +401,108 @@ function collectEqualities(filter: Doc, into: Doc): void {
       else if (keys.length > 0 && keys.every((x) => !x.startsWith('$'))) setPath(into, k, v);
       continue;
     }
-    if (v instanceof RegExp || (v as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') continue;
+    if (v instanceof RegExp || (v as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp')
+      continue;
     setPath(into, k, v);
   }
 }
 
-export const isLong = (v: unknown): v is Long => (v as { _bsontype?: string } | null)?._bsontype === 'Long';
+export const isLong = (v: unknown): v is Long =>
+  (v as { _bsontype?: string } | null)?._bsontype === 'Long';
+
+/** What the `$set`/`$unset` fast path makes of a document. */
+export interface FastUpdateResult {
+  doc: Doc;
+  view: Doc;
+  /** Whether any field changed (BSON type included); false for a no-op update. */
+  modified: boolean;
+  /** The top-level fields the update names (indexes on other fields keep their keys). */
+  touched: Set<string>;
+}
+
+/**
+ * The fast path for update documents made only of `$set` and/or `$unset` on plain top-level field
+ * names (no dots, no `$`, not `_id`): the new document is a shallow copy of the stored one with
+ * those fields replaced in place, appended in the order given, or removed, which is what mingo's
+ * `$set`/`$unset` followed by `retype` produce, without mingo's per-call setup or a whole-document
+ * comparison. Undefined when the update is anything else (the general path then applies); also
+ * when a `$set` value holds an embedded field name with a `$` prefix or a dot, or a field is in
+ * both operators, so that the general path keeps deciding those cases.
+ */
+export function fastSetUnset(
+  old: { doc: Doc; view: Doc },
+  update: ParsedUpdate,
+): FastUpdateResult | undefined {
+  if (update.kind !== 'operators') return undefined;
+  const ops = update.ops;
+  let set: Doc | undefined;
+  let unset: Doc | undefined;
+  for (const op in ops) {
+    if (op === '$set') set = ops[op] as Doc;
+    else if (op === '$unset') unset = ops[op] as Doc;
+    else return undefined;
+  }
+  const touched = new Set<string>();
+  for (const arg of [set, unset]) {
+    if (!arg) continue;
+    for (const k in arg) {
+      if (!plainFieldName(k) || touched.has(k)) return undefined;
+      touched.add(k);
+    }
+  }
+  if (touched.size === 0) return undefined;
+  const doc: Doc = { ...old.doc };
+  const view: Doc = { ...old.view };
+  let modified = false;
+  if (set) {
+    for (const k in set) {
+      const v = set[k];
+      const v2 = storableView(v);
+      if (v2 === NOT_PLAIN) return undefined;
+      if (!modified && !(Object.prototype.hasOwnProperty.call(doc, k) && sameTyped(doc[k], v)))
+        modified = true;
+      doc[k] = v;
+      view[k] = v2;
+    }
+  }
+  if (unset) {
+    for (const k in unset) {
+      if (!Object.prototype.hasOwnProperty.call(doc, k)) continue;
+      delete doc[k];
+      delete view[k];
+      modified = true;
+    }
+  }
+  return { doc, view, modified, touched };
+}
+
+function plainFieldName(k: string): boolean {
+  return k !== '' && k !== '_id' && k !== '__proto__' && !k.includes('.') && !k.includes('$');
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/** `toView` of a `$set` value, or NOT_PLAIN when an embedded field name starts with `$` or has a dot. */
+function storableView(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e = storableView(v[i]);
+      if (e === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = e;
+    }
+    return out;
+  }
+  if (isPlainObject(v)) {
+    const out: Doc = {};
+    for (const k of Object.keys(v)) {
+      if (k.startsWith('$') || k.includes('.') || k === '__proto__') return NOT_PLAIN;
+      const e = storableView(v[k]);
+      if (e === NOT_PLAIN) return NOT_PLAIN;
+      out[k] = e;
+    }
+    return out;
+  }
+  return toView(v);
+}

@@ -10,7 +10,9 @@ import { Decimal128, Double, Int32, Long, ObjectId, BSONRegExp } from 'bson';
 export type Doc = Record<string, unknown>;
 
 const bsonType = (v: unknown): string | undefined =>
-  v !== null && typeof v === 'object' ? ((v as { _bsontype?: string })._bsontype as string | undefined) : undefined;
+  v !== null && typeof v === 'object'
+    ? ((v as { _bsontype?: string })._bsontype as string | undefined)
+    : undefined;
 
 export const isPlainObject = (v: unknown): v is Doc =>
   v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
@@ -54,7 +56,9 @@ export function toView(v: unknown): unknown {
     // 'x' (extended) has no JS equivalent; mongod accepts it, we cannot honour it, so refuse loudly.
     const flags = [...re.options].filter((f) => f !== 'x');
     if (flags.some((f) => !JS_FLAGS.has(f)) || re.options.includes('x')) {
-      throw new Error(`regular expression option(s) '${re.options}' are not supported by this server`);
+      throw new Error(
+        `regular expression option(s) '${re.options}' are not supported by this server`,
+      );
     }
     return new RegExp(re.pattern, flags.join(''));
   }
@@ -97,7 +101,8 @@ function numberLike(n: number, old: unknown): unknown {
   if (t === 'Long' && Number.isInteger(n)) return Long.fromNumber(n);
   if (t === 'Decimal128') return Decimal128.fromString(String(n));
   if (t === 'Double') return new Double(n);
-  if (Number.isInteger(n) && (n > 2147483647 || n < -2147483648) && Number.isSafeInteger(n)) return Long.fromNumber(n);
+  if (Number.isInteger(n) && (n > 2147483647 || n < -2147483648) && Number.isSafeInteger(n))
+    return Long.fromNumber(n);
   return n;
 }
 
@@ -110,7 +115,8 @@ export function followKeyOrder(projected: unknown, typed: unknown): unknown {
     return projected;
   }
   const out: Doc = {};
-  for (const k of Object.keys(typed)) if (k in projected) out[k] = followKeyOrder(projected[k], typed[k]);
+  for (const k of Object.keys(typed))
+    if (k in projected) out[k] = followKeyOrder(projected[k], typed[k]);
   for (const k of Object.keys(projected)) if (!(k in out)) out[k] = projected[k];
   return out;
 }
@@ -136,7 +142,10 @@ export function keyOf(v: unknown): string {
   if (v instanceof Date) return `t${v.getTime()}`;
   if (v instanceof RegExp) return `r${v.source}/${v.flags}`;
   if (Array.isArray(v)) return `a[${v.map(keyOf).join(',')}]`;
-  if (isPlainObject(v)) return `o{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${keyOf(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `o{${Object.keys(v)
+      .map((k) => `${JSON.stringify(k)}:${keyOf(v[k])}`)
+      .join(',')}}`;
   const t = bsonType(v);
   if (t === 'ObjectId') return `i${(v as ObjectId).toHexString()}`;
   if (t === 'Binary') {
@@ -172,7 +181,8 @@ export function typeName(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) <= 2147483647 ? 'int' : 'double';
+  if (typeof v === 'number')
+    return Number.isInteger(v) && Math.abs(v) <= 2147483647 ? 'int' : 'double';
   if (v instanceof Date) return 'date';
   if (v instanceof RegExp) return 'regex';
   if (Array.isArray(v)) return 'array';
@@ -251,3 +261,44 @@ export function setPath(doc: Doc, path: string, value: unknown): void {
 }
 
 export const newObjectId = (): ObjectId => new ObjectId();
+
+/**
+ * A string equal for two stored values exactly when they are the same BSON value of the same type
+ * (an int32 1 changed to an int64 1 is a modification); field order counts in embedded documents.
+ */
+export function keyOfTyped(d: unknown): string {
+  if (d === null || typeof d !== 'object') return keyOf(d);
+  if (Array.isArray(d)) return `[${d.map(keyOfTyped).join(',')}]`;
+  if (isPlainObject(d))
+    return `{${Object.keys(d)
+      .map((k) => `${JSON.stringify(k)}:${keyOfTyped(d[k])}`)
+      .join(',')}}`;
+  return `${typeName(d)}:${keyOf(toView(d))}`;
+}
+
+/**
+ * Whether two stored values are the same BSON value of the same type, as `keyOfTyped` tells it but
+ * compared structurally (stops at the first difference, and array elements or field names holding
+ * commas cannot run into each other as they can in the joined key strings).
+ */
+export function sameTyped(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameTyped(a[i], b[i])) return false;
+    return true;
+  }
+  if (isPlainObject(a)) {
+    if (!isPlainObject(b)) return false;
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    for (let i = 0; i < ka.length; i++) {
+      const k = ka[i] as string;
+      if (k !== kb[i] || !sameTyped(a[k], b[k])) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || isPlainObject(b)) return false;
+  return keyOfTyped(a) === keyOfTyped(b);
+}

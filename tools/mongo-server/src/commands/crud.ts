@@ -5,8 +5,24 @@ import type { Collection, StoredRecord } from '../collection';
 import { aggregate as runPipeline } from '../engine';
 import { MongoServerError } from '../errors';
 import { findRecords, findSource, projectRecords, validateSort } from '../query';
-import { parseUpdate, updatedDocument, upsertDocument, type ParsedUpdate } from '../update';
-import { isPlainObject, keyOf, num, retype, toView, typeName, valuesAtPath, type Doc } from '../values';
+import {
+  fastSetUnset,
+  parseUpdate,
+  updatedDocument,
+  upsertDocument,
+  type ParsedUpdate,
+} from '../update';
+import {
+  isPlainObject,
+  keyOf,
+  num,
+  retype,
+  sameTyped,
+  toView,
+  typeName,
+  valuesAtPath,
+  type Doc,
+} from '../values';
 import {
   collectionName,
   optionalArray,
@@ -33,31 +49,68 @@ function checkHint(coll: Collection | undefined, hint: unknown): void {
     found = known.find((i) => JSON.stringify(toView(i.spec.key)) === wanted);
   }
   if (!found) {
-    throw new MongoServerError('BadValue', 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index');
+    throw new MongoServerError(
+      'BadValue',
+      'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index',
+    );
   }
   if (!found.complete) {
     // A hinted sparse/partial index would leave documents out of the result; this server cannot.
-    throw new MongoServerError('BadValue', `hinting the sparse or partial index '${found.name}' is not supported by this server`);
+    throw new MongoServerError(
+      'BadValue',
+      `hinting the sparse or partial index '${found.name}' is not supported by this server`,
+    );
   }
 }
 
 const find: CommandHandler = {
   read: true,
   fields: [
-    'filter', 'sort', 'projection', 'skip', 'limit', 'batchSize', 'singleBatch', 'hint', 'let',
-    'noCursorTimeout', 'allowPartialResults', 'allowDiskUse', 'collation', 'returnKey', 'showRecordId',
-    'tailable', 'awaitData', 'oplogReplay', 'max', 'min', 'readOnce', 'ntoreturn',
+    'filter',
+    'sort',
+    'projection',
+    'skip',
+    'limit',
+    'batchSize',
+    'singleBatch',
+    'hint',
+    'let',
+    'noCursorTimeout',
+    'allowPartialResults',
+    'allowDiskUse',
+    'collation',
+    'returnKey',
+    'showRecordId',
+    'tailable',
+    'awaitData',
+    'oplogReplay',
+    'max',
+    'min',
+    'readOnce',
+    'ntoreturn',
   ],
   run(ctx) {
     const name = collectionName(ctx);
-    refuseUnsupported(ctx, 'collation', 'returnKey', 'showRecordId', 'tailable', 'awaitData', 'oplogReplay', 'max', 'min', 'ntoreturn');
+    refuseUnsupported(
+      ctx,
+      'collation',
+      'returnKey',
+      'showRecordId',
+      'tailable',
+      'awaitData',
+      'oplogReplay',
+      'max',
+      'min',
+      'ntoreturn',
+    );
     const coll = ctx.store.collection(ctx.db, name);
     const filter = optionalDoc(ctx, 'filter') ?? {};
     const sort = validateSort(optionalDoc(ctx, 'sort'));
     const projection = optionalDoc(ctx, 'projection');
     const skip = optionalInt(ctx, 'skip') ?? 0;
     const rawLimit = ctx.cmd['limit'] === undefined ? 0 : num(ctx.cmd['limit']);
-    if (rawLimit === undefined) throw wrongType(ctx, 'limit', ctx.cmd['limit'], 'long, int, decimal, double');
+    if (rawLimit === undefined)
+      throw wrongType(ctx, 'limit', ctx.cmd['limit'], 'long, int, decimal, double');
     const batchSize = optionalInt(ctx, 'batchSize');
     const variables = optionalDoc(ctx, 'let');
     checkHint(coll, ctx.cmd['hint']);
@@ -81,10 +134,14 @@ const getMore: CommandHandler = {
     if (typeof collection !== 'string') throw wrongType(ctx, 'collection', collection, 'string');
     const batchSize = optionalInt(ctx, 'batchSize');
     const cursor = ctx.cursors.get(id);
-    if (!cursor) throw new MongoServerError('CursorNotFound', `cursor id ${id.toString()} not found`);
+    if (!cursor)
+      throw new MongoServerError('CursorNotFound', `cursor id ${id.toString()} not found`);
     const ns = `${ctx.db}.${collection}`;
     if (cursor.ns !== ns) {
-      throw new MongoServerError('Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+      throw new MongoServerError(
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      );
     }
     const { batch, id: next } = ctx.cursors.next(cursor, batchSize);
     return { cursor: { nextBatch: batch, id: next, ns }, ok: 1 };
@@ -96,29 +153,50 @@ const killCursors: CommandHandler = {
   run(ctx) {
     collectionName(ctx);
     const ids = optionalArray(ctx, 'cursors');
-    if (!ids) throw new MongoServerError('Location40414', "BSON field 'killCursors.cursors' is missing but a required field");
+    if (!ids)
+      throw new MongoServerError(
+        'Location40414',
+        "BSON field 'killCursors.cursors' is missing but a required field",
+      );
     const killed: Long[] = [];
     const notFound: Long[] = [];
     for (const id of ids) {
       if (!(id instanceof Long)) throw wrongType(ctx, 'cursors', id, 'long');
       (ctx.cursors.kill(id) ? killed : notFound).push(id);
     }
-    return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+    return {
+      cursorsKilled: killed,
+      cursorsNotFound: notFound,
+      cursorsAlive: [],
+      cursorsUnknown: [],
+      ok: 1,
+    };
   },
 };
 
 function writeBatch(ctx: CommandContext, field: string): Doc[] {
   const items = optionalArray(ctx, field);
-  if (!items) throw new MongoServerError('Location40414', `BSON field '${ctx.name}.${field}' is missing but a required field`);
+  if (!items)
+    throw new MongoServerError(
+      'Location40414',
+      `BSON field '${ctx.name}.${field}' is missing but a required field`,
+    );
   if (items.length === 0 || items.length > MAX_WRITE_BATCH_SIZE) {
-    throw new MongoServerError('InvalidLength', `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH_SIZE}. Got ${items.length} operations.`);
+    throw new MongoServerError(
+      'InvalidLength',
+      `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH_SIZE}. Got ${items.length} operations.`,
+    );
   }
   for (const item of items) if (!isPlainObject(item)) throw wrongType(ctx, field, item, 'object');
   return items as Doc[];
 }
 
 /** Runs each statement; ordered writes stop at the first error, unordered ones go on. */
-function eachStatement(ctx: CommandContext, items: Doc[], apply: (item: Doc, index: number) => void): Doc[] {
+function eachStatement(
+  ctx: CommandContext,
+  items: Doc[],
+  apply: (item: Doc, index: number) => void,
+): Doc[] {
   const ordered = optionalBool(ctx, 'ordered') ?? true;
   const writeErrors: Doc[] = [];
   items.forEach((item, index) => {
@@ -160,7 +238,18 @@ interface UpdateStatement {
   sort?: Doc;
 }
 
-const UPDATE_STATEMENT_FIELDS = new Set(['q', 'u', 'multi', 'upsert', 'arrayFilters', 'hint', 'collation', 'c', 'upsertSupplied', 'sort']);
+const UPDATE_STATEMENT_FIELDS = new Set([
+  'q',
+  'u',
+  'multi',
+  'upsert',
+  'arrayFilters',
+  'hint',
+  'collation',
+  'c',
+  'upsertSupplied',
+  'sort',
+]);
 
 function parseArrayFilters(v: unknown): Doc[] | undefined {
   if (v === undefined || v === null) return undefined;
@@ -180,19 +269,41 @@ function doUpdate(
   st: UpdateStatement,
 ): { n: number; nModified: number; upserted?: unknown; records: StoredRecord[] } {
   if (st.multi && st.update.kind === 'replacement') {
-    throw new MongoServerError('FailedToParse', 'multi update is not supported for replacement-style update');
+    throw new MongoServerError(
+      'FailedToParse',
+      'multi update is not supported for replacement-style update',
+    );
   }
   const filterView = toView(st.filter) as Doc;
-  const matches = findRecords(existing, st.filter, { sort: st.sort, limit: st.multi ? 0 : 1, variables: st.variables });
+  const matches = findRecords(existing, st.filter, {
+    sort: st.sort,
+    limit: st.multi ? 0 : 1,
+    variables: st.variables,
+  });
   if (matches.length === 0 || !existing) {
     if (!st.upsert) return { n: 0, nModified: 0, records: [] };
-    const doc = upsertDocument(st.filter, st.update, { filterView, arrayFilters: st.arrayFilters, variables: st.variables });
+    const doc = upsertDocument(st.filter, st.update, {
+      filterView,
+      arrayFilters: st.arrayFilters,
+      variables: st.variables,
+    });
     const record = create().insert(doc);
     return { n: 1, nModified: 0, upserted: record.doc['_id'], records: [record] };
   }
   let nModified = 0;
   for (const record of matches) {
-    const next = updatedDocument(record, st.update, { filterView, arrayFilters: st.arrayFilters, variables: st.variables });
+    const fast = fastSetUnset(record, st.update);
+    if (fast) {
+      if (!fast.modified) continue;
+      existing.replace(record, fast.doc, fast.view, fast.touched);
+      nModified++;
+      continue;
+    }
+    const next = updatedDocument(record, st.update, {
+      filterView,
+      arrayFilters: st.arrayFilters,
+      variables: st.variables,
+    });
     if (next === record.doc || sameBson(next, record.doc)) continue;
     existing.replace(record, next);
     nModified++;
@@ -201,15 +312,7 @@ function doUpdate(
 }
 
 function sameBson(a: Doc, b: Doc): boolean {
-  return keyOfTyped(a) === keyOfTyped(b);
-}
-
-/** Equality of stored documents including BSON types (an int32 1 changed to int64 1 is a modification). */
-function keyOfTyped(d: unknown): string {
-  if (d === null || typeof d !== 'object') return keyOf(d);
-  if (Array.isArray(d)) return `[${d.map(keyOfTyped).join(',')}]`;
-  if (isPlainObject(d)) return `{${Object.keys(d).map((k) => `${JSON.stringify(k)}:${keyOfTyped(d[k])}`).join(',')}}`;
-  return `${typeName(d)}:${keyOf(toView(d))}`;
+  return sameTyped(a, b);
 }
 
 const update: CommandHandler = {
@@ -227,11 +330,22 @@ const update: CommandHandler = {
     for (const s of statements) {
       for (const k of Object.keys(s)) {
         if (!UPDATE_STATEMENT_FIELDS.has(k)) {
-          throw new MongoServerError('Location40415', `BSON field 'update.updates.${k}' is an unknown field.`);
+          throw new MongoServerError(
+            'Location40415',
+            `BSON field 'update.updates.${k}' is an unknown field.`,
+          );
         }
       }
-      if (!isPlainObject(s['q'])) throw new MongoServerError('TypeMismatch', "BSON field 'update.updates.q' is the wrong type, expected type 'object'");
-      if (s['u'] === undefined) throw new MongoServerError('Location40414', "BSON field 'update.updates.u' is missing but a required field");
+      if (!isPlainObject(s['q']))
+        throw new MongoServerError(
+          'TypeMismatch',
+          "BSON field 'update.updates.q' is the wrong type, expected type 'object'",
+        );
+      if (s['u'] === undefined)
+        throw new MongoServerError(
+          'Location40414',
+          "BSON field 'update.updates.u' is missing but a required field",
+        );
       refuseUnsupported({ ...ctx, name: 'update.updates', cmd: s }, 'collation');
     }
     const writeErrors = eachStatement(ctx, statements, (s, index) => {
@@ -239,10 +353,16 @@ const update: CommandHandler = {
       const coll = ctx.store.collection(ctx.db, name);
       checkHint(coll, s['hint']);
       if (s['c'] !== undefined && !Array.isArray(s['u'])) {
-        throw new MongoServerError('FailedToParse', "'c' (constants) may only be specified with pipeline-style updates");
+        throw new MongoServerError(
+          'FailedToParse',
+          "'c' (constants) may only be specified with pipeline-style updates",
+        );
       }
       const constants = isPlainObject(s['c']) ? (toView(s['c']) as Doc) : undefined;
-      const vars = variables || constants ? { ...((toView(variables) as Doc) ?? {}), ...(constants ?? {}) } : undefined;
+      const vars =
+        variables || constants
+          ? { ...((toView(variables) as Doc) ?? {}), ...(constants ?? {}) }
+          : undefined;
       const res = doUpdate(coll, create, {
         filter: s['q'] as Doc,
         update: parseUpdate(s['u']),
@@ -281,21 +401,34 @@ const del: CommandHandler = {
     for (const s of statements) {
       for (const k of Object.keys(s)) {
         if (!DELETE_STATEMENT_FIELDS.has(k)) {
-          throw new MongoServerError('Location40415', `BSON field 'delete.deletes.${k}' is an unknown field.`);
+          throw new MongoServerError(
+            'Location40415',
+            `BSON field 'delete.deletes.${k}' is an unknown field.`,
+          );
         }
       }
-      if (!isPlainObject(s['q'])) throw new MongoServerError('TypeMismatch', "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'");
+      if (!isPlainObject(s['q']))
+        throw new MongoServerError(
+          'TypeMismatch',
+          "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'",
+        );
       refuseUnsupported({ ...ctx, name: 'delete.deletes', cmd: s }, 'collation');
       const limit = num(s['limit']);
       if (limit !== 0 && limit !== 1) {
-        throw new MongoServerError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${String(limit)}`);
+        throw new MongoServerError(
+          'FailedToParse',
+          `The limit field in delete objects must be 0 or 1. Got ${String(limit)}`,
+        );
       }
     }
     let n = 0;
     const writeErrors = eachStatement(ctx, statements, (s) => {
       const limit = num(s['limit']);
       checkHint(coll, s['hint']);
-      const matches = findRecords(coll, s['q'] as Doc, { limit, variables: variables && (toView(variables) as Doc) });
+      const matches = findRecords(coll, s['q'] as Doc, {
+        limit,
+        variables: variables && (toView(variables) as Doc),
+      });
       for (const r of matches) coll?.remove(r);
       n += matches.length;
       if (matches.length) ctx.store.changed();
@@ -307,8 +440,18 @@ const del: CommandHandler = {
 const findAndModify: CommandHandler = {
   write: true,
   fields: [
-    'query', 'sort', 'remove', 'update', 'new', 'fields', 'upsert', 'bypassDocumentValidation',
-    'collation', 'arrayFilters', 'hint', 'let',
+    'query',
+    'sort',
+    'remove',
+    'update',
+    'new',
+    'fields',
+    'upsert',
+    'bypassDocumentValidation',
+    'collation',
+    'arrayFilters',
+    'hint',
+    'let',
   ],
   run(ctx) {
     const name = collectionName(ctx);
@@ -322,10 +465,18 @@ const findAndModify: CommandHandler = {
     const rawUpdate = ctx.cmd['update'];
     const variables = optionalDoc(ctx, 'let');
     const vars = variables && (toView(variables) as Doc);
-    if (remove && rawUpdate !== undefined) throw new MongoServerError('FailedToParse', 'Cannot specify both an update and remove=true');
-    if (!remove && rawUpdate === undefined) throw new MongoServerError('FailedToParse', 'Either an update or remove=true must be specified');
+    if (remove && rawUpdate !== undefined)
+      throw new MongoServerError('FailedToParse', 'Cannot specify both an update and remove=true');
+    if (!remove && rawUpdate === undefined)
+      throw new MongoServerError(
+        'FailedToParse',
+        'Either an update or remove=true must be specified',
+      );
     if (remove && (upsert || returnNew)) {
-      throw new MongoServerError('FailedToParse', `Cannot specify both ${upsert ? 'upsert=true' : 'new=true'} and remove=true`);
+      throw new MongoServerError(
+        'FailedToParse',
+        `Cannot specify both ${upsert ? 'upsert=true' : 'new=true'} and remove=true`,
+      );
     }
     if (remove) {
       const coll = ctx.store.collection(ctx.db, name);
@@ -357,7 +508,10 @@ const findAndModify: CommandHandler = {
       const shown = returnNew ? record : { doc: beforeDoc as Doc, view: toView(beforeDoc) as Doc };
       value = projectRecords([shown], fields)[0] ?? null;
     }
-    const lastErrorObject: Doc = { n: res.n, updatedExisting: res.upserted === undefined && res.n > 0 };
+    const lastErrorObject: Doc = {
+      n: res.n,
+      updatedExisting: res.upserted === undefined && res.n > 0,
+    };
     if (res.upserted !== undefined) lastErrorObject['upserted'] = res.upserted;
     return { lastErrorObject, value, ok: 1 };
   },
@@ -374,9 +528,10 @@ const count: CommandHandler = {
     const query = optionalDoc(ctx, 'query') ?? {};
     const skip = optionalInt(ctx, 'skip') ?? 0;
     const limit = Math.abs(num(ctx.cmd['limit']) ?? 0);
-    const n = Object.keys(query).length === 0 && coll
-      ? Math.max(0, Math.min(limit || Number.POSITIVE_INFINITY, coll.records.size - skip))
-      : findRecords(coll, query, { skip, limit }).length;
+    const n =
+      Object.keys(query).length === 0 && coll
+        ? Math.max(0, Math.min(limit || Number.POSITIVE_INFINITY, coll.records.size - skip))
+        : findRecords(coll, query, { skip, limit }).length;
     return { n, ok: 1 };
   },
 };
@@ -405,21 +560,45 @@ const distinct: CommandHandler = {
   },
 };
 
-const BLOCKED_STAGES = new Set(['$out', '$merge', '$changeStream', '$currentOp', '$listSessions', '$collStats', '$indexStats', '$planCacheStats', '$search', '$searchMeta', '$vectorSearch', '$geoNear', '$listLocalSessions', '$documents', '$unionWith', '$graphLookup']);
+const BLOCKED_STAGES = new Set([
+  '$out',
+  '$merge',
+  '$changeStream',
+  '$currentOp',
+  '$listSessions',
+  '$collStats',
+  '$indexStats',
+  '$planCacheStats',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+  '$geoNear',
+  '$listLocalSessions',
+  '$documents',
+  '$unionWith',
+  '$graphLookup',
+]);
 
 function checkPipeline(stages: unknown[]): Doc[] {
   for (const stage of stages) {
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
-      throw new MongoServerError('Location40323', 'A pipeline stage specification object must contain exactly one field.');
+      throw new MongoServerError(
+        'Location40323',
+        'A pipeline stage specification object must contain exactly one field.',
+      );
     }
     const name = Object.keys(stage)[0] as string;
     if (BLOCKED_STAGES.has(name)) {
-      throw new MongoServerError('Location40324', `Unrecognized pipeline stage name: '${name}' (not supported by this server)`);
+      throw new MongoServerError(
+        'Location40324',
+        `Unrecognized pipeline stage name: '${name}' (not supported by this server)`,
+      );
     }
     if (name === '$lookup' || name === '$facet') {
       const spec = stage[name];
       if (isPlainObject(spec) && Array.isArray(spec['pipeline'])) checkPipeline(spec['pipeline']);
-      if (name === '$facet' && isPlainObject(spec)) for (const sub of Object.values(spec)) if (Array.isArray(sub)) checkPipeline(sub);
+      if (name === '$facet' && isPlainObject(spec))
+        for (const sub of Object.values(spec)) if (Array.isArray(sub)) checkPipeline(sub);
     }
   }
   return stages as Doc[];
@@ -428,20 +607,43 @@ function checkPipeline(stages: unknown[]): Doc[] {
 const aggregate: CommandHandler = {
   read: true,
   write: true,
-  fields: ['pipeline', 'cursor', 'explain', 'allowDiskUse', 'bypassDocumentValidation', 'collation', 'hint', 'let'],
+  fields: [
+    'pipeline',
+    'cursor',
+    'explain',
+    'allowDiskUse',
+    'bypassDocumentValidation',
+    'collation',
+    'hint',
+    'let',
+  ],
   run(ctx) {
     const target = ctx.cmd['aggregate'];
     refuseUnsupported(ctx, 'collation', 'explain');
     const pipeline = optionalArray(ctx, 'pipeline');
-    if (!pipeline) throw new MongoServerError('Location40414', "BSON field 'aggregate.pipeline' is missing but a required field");
+    if (!pipeline)
+      throw new MongoServerError(
+        'Location40414',
+        "BSON field 'aggregate.pipeline' is missing but a required field",
+      );
     const cursorSpec = optionalDoc(ctx, 'cursor');
     if (!cursorSpec) {
-      throw new MongoServerError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
+      throw new MongoServerError(
+        'FailedToParse',
+        "The 'cursor' option is required, except for aggregate with the explain argument",
+      );
     }
     for (const k of Object.keys(cursorSpec)) {
-      if (k !== 'batchSize') throw new MongoServerError('Location40415', `BSON field 'aggregate.cursor.${k}' is an unknown field.`);
+      if (k !== 'batchSize')
+        throw new MongoServerError(
+          'Location40415',
+          `BSON field 'aggregate.cursor.${k}' is an unknown field.`,
+        );
     }
-    const batchSize = optionalInt({ ...ctx, name: 'aggregate.cursor', cmd: cursorSpec }, 'batchSize');
+    const batchSize = optionalInt(
+      { ...ctx, name: 'aggregate.cursor', cmd: cursorSpec },
+      'batchSize',
+    );
     checkPipeline(pipeline);
     let input: StoredRecord[] = [];
     let name: string;
@@ -457,10 +659,16 @@ const aggregate: CommandHandler = {
       name = '$cmd.aggregate';
       const first = pipeline[0] as Doc | undefined;
       if (!first || !('$documents' in first)) {
-        throw new MongoServerError('InvalidNamespace', "{aggregate: 1} is only valid with a $documents stage, which this server does not support");
+        throw new MongoServerError(
+          'InvalidNamespace',
+          '{aggregate: 1} is only valid with a $documents stage, which this server does not support',
+        );
       }
     } else {
-      throw new MongoServerError('FailedToParse', "Invalid {aggregate: ...} value: must be a collection name or 1");
+      throw new MongoServerError(
+        'FailedToParse',
+        'Invalid {aggregate: ...} value: must be a collection name or 1',
+      );
     }
     const byView = new Map<Doc, Doc>();
     for (const r of input) byView.set(r.view, r.doc);
