@@ -5,7 +5,7 @@
 // - "killCursors": https://www.mongodb.com/docs/manual/reference/command/killCursors/
 import type { Document } from 'mongodb';
 import { Long } from 'mongodb';
-import { serverError, startWithDriver, stopHarness, type DriverHarness } from './helpers';
+import { cursorId, serverError, startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 describe('cursors', () => {
   let h: DriverHarness;
@@ -23,7 +23,7 @@ describe('cursors', () => {
     const res = await h.db.command({ find: 'many', filter: {}, sort: { i: 1 } });
     expect(res['cursor'].firstBatch).toHaveLength(101);
     expect(String(res['cursor'].id) === '0').toBe(false);
-    const more = await h.db.command({ getMore: res['cursor'].id, collection: 'many' });
+    const more = await h.db.command({ getMore: cursorId(res), collection: 'many' });
     expect(more['cursor'].nextBatch).toHaveLength(149);
     expect(more['cursor'].nextBatch[0].i).toBe(101);
     expect(String(more['cursor'].id) === '0').toBe(true);
@@ -34,20 +34,30 @@ describe('cursors', () => {
     expect(docs.map((d) => d['i'])).toEqual(Array.from({ length: 250 }, (_, i) => i));
     const first = await h.db.command({ find: 'many', batchSize: 50 });
     expect(first['cursor'].firstBatch).toHaveLength(50);
-    const second = await h.db.command({ getMore: first['cursor'].id, collection: 'many', batchSize: 50 });
+    const second = await h.db.command({
+      getMore: cursorId(first),
+      collection: 'many',
+      batchSize: 50,
+    });
     expect(second['cursor'].nextBatch).toHaveLength(50);
     expect(second['cursor'].id.toString()).toBe(first['cursor'].id.toString());
   });
 
   it('when an aggregation returns more than a batch, then its cursor pages too', async () => {
-    const docs = await h.db.collection('many').aggregate([{ $match: { i: { $gte: 10 } } }], { batchSize: 20 }).toArray();
+    const docs = await h.db
+      .collection('many')
+      .aggregate([{ $match: { i: { $gte: 10 } } }], { batchSize: 20 })
+      .toArray();
     expect(docs).toHaveLength(240);
   });
 
   it('when a cursor is killed, then killCursors reports it and getMore says CursorNotFound (43)', async () => {
     const res = await h.db.command({ find: 'many', batchSize: 10 });
-    const id = res['cursor'].id as Long;
-    const killed = await h.db.command({ killCursors: 'many', cursors: [id, Long.fromNumber(12345)] });
+    const id = cursorId(res);
+    const killed = await h.db.command({
+      killCursors: 'many',
+      cursors: [id, Long.fromNumber(12345)],
+    });
     expect(killed['cursorsKilled'].map(String)).toEqual([id.toString()]);
     expect(killed['cursorsNotFound'].map(String)).toEqual(['12345']);
     const err = await serverError(h.db.command({ getMore: id, collection: 'many' }));
@@ -74,13 +84,13 @@ describe('cursors', () => {
   it('when batchSize is 0 on find, then the first batch is empty and the cursor stays open', async () => {
     const res = await h.db.command({ find: 'many', batchSize: 0 });
     expect(res['cursor'].firstBatch).toHaveLength(0);
-    const more = await h.db.command({ getMore: res['cursor'].id, collection: 'many' });
+    const more = await h.db.command({ getMore: cursorId(res), collection: 'many' });
     expect(more['cursor'].nextBatch).toHaveLength(250);
   });
 
   it('when getMore names another collection, then it is refused', async () => {
     const res = await h.db.command({ find: 'many', batchSize: 5 });
-    const err = await serverError(h.db.command({ getMore: res['cursor'].id, collection: 'other' }));
+    const err = await serverError(h.db.command({ getMore: cursorId(res), collection: 'other' }));
     expect(err.code).toBe(13);
   });
 });

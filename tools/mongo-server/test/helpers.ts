@@ -1,6 +1,6 @@
 // Each spec starts its own server on a free port and talks to it only through the official driver or
 // mongoose, never through server internals.
-import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
 import { start, type RunningMongoServer } from '../src/index';
 
 export interface DriverHarness {
@@ -31,4 +31,13 @@ export async function serverError(p: Promise<unknown>): Promise<MongoServerError
     throw err;
   }
   throw new Error('expected a MongoServerError, but the operation succeeded');
+}
+
+/**
+ * The cursor id of a command reply as a Long. The driver hands an int64 that fits in 53 bits back
+ * as a number (promoteLongs), and a number sent back would go out as a double, which getMore
+ * rightly refuses; cursor ids are random, so that happens now and then.
+ */
+export function cursorId(reply: { cursor?: { id?: unknown } }): Long {
+  return Long.fromValue(reply.cursor?.id as Long | number);
 }

@@ -15,7 +15,7 @@ type AnyIdDoc = Document & { _id: number | string };
 import { project } from '../src/engine';
 import { compileFastProjection, FALLBACK } from '../src/projection';
 import { followKeyOrder, retype, toView, toViewDoc, type Doc } from '../src/values';
-import { startWithDriver, stopHarness, type DriverHarness } from './helpers';
+import { cursorId, startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 const byId = (a: Document, b: Document): number => String(a['_id']).localeCompare(String(b['_id']));
 
@@ -286,7 +286,7 @@ describe('query planner and fast paths', () => {
     await coll.updateMany({}, { $set: { v: 2 } });
     await coll.deleteOne({ _id: 9 });
     const rest = await h.db.command({
-      getMore: first['cursor'].id,
+      getMore: cursorId(first),
       collection: 'snapshot',
       batchSize: 100,
     });
