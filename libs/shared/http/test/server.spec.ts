@@ -109,6 +109,27 @@ describe('listen and closeServer', () => {
     }
   });
 
+  it('when many connections came and went before, then a keep-alive request in flight still ends its connection as closing starts', async () => {
+    const { app, started, release } = slowApp();
+    server = await listen(app, 0, '127.0.0.1');
+    server.keepAliveTimeout = 600_000;
+    // More closed connections than the tracker keeps before pruning them.
+    for (let i = 0; i < 1100; i++) await get(serverPort(server), '/fast');
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      await get(serverPort(server), '/fast', agent); // an idle keep-alive connection
+      const inFlight = get(serverPort(server), '/slow', agent);
+      await started.promise;
+      const closed = closeServer(server, 600_000);
+      release.resolve();
+      expect((await inFlight).res.headers['connection']).toBe('close');
+      await closed;
+      expect(server.listening).toBe(false);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('when a request outlives the timeout, then its connection is destroyed and the close completes', async () => {
     const { app, started } = slowApp();
     server = await listen(app, 0, '127.0.0.1');
