@@ -41,7 +41,9 @@ const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
 const CONNECTIONS = 10;
 const DURATION_S = 2;
-const ROUNDS = 8;
+/** Fresh refsync-api and bare server processes per comparison, and rounds with each pair. */
+const PAIRS = 3;
+const ROUNDS = 4;
 const BIG = 100_000;
 const CHANGED_SHARE = 100 / BIG;
 const COLD_TRIALS = 2;
@@ -253,12 +255,11 @@ async function throughput(
 
 /**
  * Rounds in which both servers are driven at the same time (each by its own autocannon run with
- * the same connections and duration) while they share one CPU, and the median of the rounds'
- * ratios. Measured one after the other, the ratio of two 2-second runs swung between 0.5 and 1.4
- * on a shared 2-core machine, whose speed changes from second to second; measured together, such
- * changes hit both servers alike and the ratio reflects what each request costs each server. The
- * run started first is alternated, since it gets a slight head start. Each server's CPU time per
- * request is printed too.
+ * the same connections and duration) while they share one CPU. Measured one after the other, the
+ * ratio of two 2-second runs swung between 0.5 and 1.4 on a shared 2-core machine, whose speed
+ * changes from second to second; measured together, such changes hit both servers alike and the
+ * ratio reflects what each request costs each server. The run started first is alternated, since
+ * it gets a slight head start. Each server's CPU time per request is printed too.
  */
 async function compare(
   label: string,
@@ -266,7 +267,7 @@ async function compare(
   bare: Server,
   headers: Record<string, string>,
   expect: '2xx' | '3xx',
-): Promise<{ api: number; bare: number; ratio: number; apiCpuUs: number; bareCpuUs: number }> {
+): Promise<Round[]> {
   const together = async (round: number): Promise<[Measured, Measured]> => {
     if (round % 2 === 1) {
       return Promise.all([throughput(api, headers, expect), throughput(bare, headers, expect)]);
@@ -278,34 +279,84 @@ async function compare(
     return [a, b];
   };
   await together(0); // warm-up: JIT, connections
-  const ratios: number[] = [];
-  const apiRuns: Measured[] = [];
-  const bareRuns: Measured[] = [];
+  const rounds: Round[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const [a, b] = await together(round);
-    apiRuns.push(a);
-    bareRuns.push(b);
-    ratios.push(a.rate / b.rate);
+    rounds.push({ api: a, bare: b });
     say(
       `  ${label} round ${round}: refsync-api ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), bare ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}`,
     );
   }
+  return rounds;
+}
+
+interface Round {
+  api: Measured;
+  bare: Measured;
+}
+
+/** Medians over every round of every process pair. */
+function summarise(rounds: Round[]) {
   return {
-    api: median(apiRuns.map((r) => r.rate)),
-    bare: median(bareRuns.map((r) => r.rate)),
-    ratio: median(ratios),
-    apiCpuUs: median(apiRuns.map((r) => r.cpuUs)),
-    bareCpuUs: median(bareRuns.map((r) => r.cpuUs)),
+    api: median(rounds.map((r) => r.api.rate)),
+    bare: median(rounds.map((r) => r.bare.rate)),
+    ratio: median(rounds.map((r) => r.api.rate / r.bare.rate)),
+    apiCpuUs: median(rounds.map((r) => r.api.cpuUs)),
+    bareCpuUs: median(rounds.map((r) => r.bare.cpuUs)),
   };
 }
 
-/** Targets 1 and 2: the shipped sample data, warm cache, against the bare server. */
+/**
+ * Targets 1 and 2: the shipped sample data, warm cache, against the bare server. Each of PAIRS
+ * pairs of freshly started processes runs ROUNDS rounds of each comparison: two processes of the
+ * same program differed by up to 5% from start to start here (memory layout, JIT decisions), so
+ * one pair alone would measure its luck.
+ */
 async function sampleThroughput(ctx: Context): Promise<Result[]> {
   const mongoUrl = withDatabase(ctx.mongoUri, 'bench_sample');
   await importOnce(ctx, mongoUrl); // the importer's default sources: the shipped sample, v1
-
-  const apiPort = await freePort();
   const pinning = cpuPinning();
+  say(
+    pinning
+      ? `  pinned: both servers on CPU ${pinning.serverCpu}, autocannon on CPU ${pinning.clientCpus}`
+      : '  not pinned (REFSYNC_BENCH_PIN=0, one CPU, or no taskset)',
+  );
+  const fullRounds: Round[] = [];
+  const notModifiedRounds: Round[] = [];
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    say(`  process pair ${pair} of ${PAIRS}`);
+    const rounds = await throughputPair(ctx, mongoUrl, pinning, pair === 1);
+    fullRounds.push(...rounds.full);
+    notModifiedRounds.push(...rounds.notModified);
+  }
+  const full = summarise(fullRounds);
+  const revalidation = summarise(notModifiedRounds);
+  return [
+    {
+      name: 'full list (sample, warm cache) / bare node:http',
+      figure: `${full.api.toFixed(0)} vs ${full.bare.toFixed(0)} req/s; CPU/req ${full.apiCpuUs.toFixed(1)} vs ${full.bareCpuUs.toFixed(1)} us`,
+      value: full.ratio.toFixed(3),
+      target: `>= ${TARGETS.fullList}`,
+      pass: full.ratio >= TARGETS.fullList,
+    },
+    {
+      name: 'If-None-Match 304 / bare node:http',
+      figure: `${revalidation.api.toFixed(0)} vs ${revalidation.bare.toFixed(0)} req/s; CPU/req ${revalidation.apiCpuUs.toFixed(1)} vs ${revalidation.bareCpuUs.toFixed(1)} us`,
+      value: revalidation.ratio.toFixed(3),
+      target: `>= ${TARGETS.notModified}`,
+      pass: revalidation.ratio >= TARGETS.notModified,
+    },
+  ];
+}
+
+/** One pair of fresh processes: refsync-api and the bare server, both comparisons. */
+async function throughputPair(
+  ctx: Context,
+  mongoUrl: string,
+  pinning: Pinning | undefined,
+  describe: boolean,
+): Promise<{ full: Round[]; notModified: Round[] }> {
+  const apiPort = await freePort();
   const app = spawnApp(ctx, mongoUrl, apiPort, pinning?.serverCpu);
   const barePort = await freePort();
   let bare: ChildProcess | undefined;
@@ -317,10 +368,12 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
     });
     const body = Buffer.from(await first.arrayBuffer());
     const etag = first.headers.get('etag') as string;
-    const items = (JSON.parse(body.toString('utf8')) as { items: unknown[] }).items.length;
-    say(
-      `  sample data: ${items} reimbursement groups, ${(body.length / 1024).toFixed(0)} KiB as JSON`,
-    );
+    if (describe) {
+      const items = (JSON.parse(body.toString('utf8')) as { items: unknown[] }).items.length;
+      say(
+        `  sample data: ${items} reimbursement groups, ${(body.length / 1024).toFixed(0)} KiB as JSON`,
+      );
+    }
 
     // The headers refsync-api sends, with the same sizes (its X-Request-Id is a UUID per request).
     const common = {
@@ -352,36 +405,16 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
 
     const apiServer = { url: `http://127.0.0.1:${apiPort}${DATA_PATH}`, pid: app.pid as number };
     const bareServer = { url: `http://127.0.0.1:${barePort}${DATA_PATH}`, pid: bare.pid as number };
-    say(
-      pinning
-        ? `  pinned: both servers on CPU ${pinning.serverCpu}, autocannon on CPU ${pinning.clientCpus}`
-        : '  not pinned (REFSYNC_BENCH_PIN=0, one CPU, or no taskset)',
-    );
     if (pinning) pinSelf(pinning.clientCpus);
     const full = await compare('full list', apiServer, bareServer, headers, '2xx');
-    const revalidation = await compare(
+    const notModified = await compare(
       '304',
       apiServer,
       bareServer,
       { ...headers, 'If-None-Match': etag },
       '3xx',
     );
-    return [
-      {
-        name: 'full list (sample, warm cache) / bare node:http',
-        figure: `${full.api.toFixed(0)} vs ${full.bare.toFixed(0)} req/s; CPU/req ${full.apiCpuUs.toFixed(1)} vs ${full.bareCpuUs.toFixed(1)} us`,
-        value: full.ratio.toFixed(3),
-        target: `>= ${TARGETS.fullList}`,
-        pass: full.ratio >= TARGETS.fullList,
-      },
-      {
-        name: 'If-None-Match 304 / bare node:http',
-        figure: `${revalidation.api.toFixed(0)} vs ${revalidation.bare.toFixed(0)} req/s; CPU/req ${revalidation.apiCpuUs.toFixed(1)} vs ${revalidation.bareCpuUs.toFixed(1)} us`,
-        value: revalidation.ratio.toFixed(3),
-        target: `>= ${TARGETS.notModified}`,
-        pass: revalidation.ratio >= TARGETS.notModified,
-      },
-    ];
+    return { full, notModified };
   } finally {
     if (pinning) pinSelf(pinning.allCpus);
     await stop(bare);
@@ -498,7 +531,7 @@ export async function run(): Promise<void> {
       }),
     };
     say(
-      `refsync-api (autocannon: ${CONNECTIONS} connections per server, ${DURATION_S} s per round, both servers at once, ${ROUNDS} rounds after a warm-up)`,
+      `refsync-api (autocannon: ${CONNECTIONS} connections per server, ${DURATION_S} s per round, both servers at once; ${PAIRS} pairs of fresh processes, ${ROUNDS} rounds each after a warm-up)`,
     );
     // REFSYNC_BENCH_PARTS=throughput or =big runs one half, for working on it.
     const parts = (process.env['REFSYNC_BENCH_PARTS'] ?? 'throughput,big').split(',');
