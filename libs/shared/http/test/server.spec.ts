@@ -90,44 +90,43 @@ describe('listen and closeServer', () => {
     }
   });
 
-  it('when a keep-alive request is in flight as closing starts, then its connection ends with the response', async () => {
+  /**
+   * Starts /slow on a keep-alive connection, closes the server meanwhile, and expects that response
+   * to end its connection and the close to complete (without waiting for keep-alive timeouts).
+   */
+  async function expectInFlightKeepAliveEndsAsClosing(
+    before: (port: number, agent: http.Agent) => Promise<void> = async () => undefined,
+  ) {
     const { app, started, release } = slowApp();
-    server = await listen(app, 0, '127.0.0.1');
+    const listening = await listen(app, 0, '127.0.0.1');
+    server = listening;
     // Node would otherwise keep the socket open for this long after the response.
-    server.keepAliveTimeout = 600_000;
+    listening.keepAliveTimeout = 600_000;
     const agent = new http.Agent({ keepAlive: true });
     try {
-      const inFlight = get(serverPort(server), '/slow', agent);
+      await before(serverPort(listening), agent);
+      const inFlight = get(serverPort(listening), '/slow', agent);
       await started.promise;
-      const closed = closeServer(server, 600_000);
+      const closed = closeServer(listening, 600_000);
       release.resolve();
       expect((await inFlight).res.headers['connection']).toBe('close');
       await closed;
-      expect(server.listening).toBe(false);
+      expect(listening.listening).toBe(false);
     } finally {
       agent.destroy();
     }
+  }
+
+  it('when a keep-alive request is in flight as closing starts, then its connection ends with the response', async () => {
+    await expectInFlightKeepAliveEndsAsClosing();
   });
 
   it('when many connections came and went before, then a keep-alive request in flight still ends its connection as closing starts', async () => {
-    const { app, started, release } = slowApp();
-    server = await listen(app, 0, '127.0.0.1');
-    server.keepAliveTimeout = 600_000;
-    // More closed connections than the tracker keeps before pruning them.
-    for (let i = 0; i < 1100; i++) await get(serverPort(server), '/fast');
-    const agent = new http.Agent({ keepAlive: true });
-    try {
-      await get(serverPort(server), '/fast', agent); // an idle keep-alive connection
-      const inFlight = get(serverPort(server), '/slow', agent);
-      await started.promise;
-      const closed = closeServer(server, 600_000);
-      release.resolve();
-      expect((await inFlight).res.headers['connection']).toBe('close');
-      await closed;
-      expect(server.listening).toBe(false);
-    } finally {
-      agent.destroy();
-    }
+    await expectInFlightKeepAliveEndsAsClosing(async (port, agent) => {
+      // More closed connections than the tracker keeps before pruning them.
+      for (let i = 0; i < 1100; i++) await get(port, '/fast');
+      await get(port, '/fast', agent); // a keep-alive connection, idle until /slow reuses it
+    });
   });
 
   it('when a request outlives the timeout, then its connection is destroyed and the close completes', async () => {

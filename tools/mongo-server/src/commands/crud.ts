@@ -328,19 +328,7 @@ const update: CommandHandler = {
     const upserted: Doc[] = [];
     // Malformed statements fail the whole command (mongod parses the batch before running it).
     for (const s of statements) {
-      for (const k of Object.keys(s)) {
-        if (!UPDATE_STATEMENT_FIELDS.has(k)) {
-          throw new MongoServerError(
-            'Location40415',
-            `BSON field 'update.updates.${k}' is an unknown field.`,
-          );
-        }
-      }
-      if (!isPlainObject(s['q']))
-        throw new MongoServerError(
-          'TypeMismatch',
-          "BSON field 'update.updates.q' is the wrong type, expected type 'object'",
-        );
+      checkStatement('update.updates', s, UPDATE_STATEMENT_FIELDS);
       if (s['u'] === undefined)
         throw new MongoServerError(
           'Location40414',
@@ -399,19 +387,7 @@ const del: CommandHandler = {
     const coll = ctx.store.collection(ctx.db, name);
     // Malformed statements fail the whole command (mongod parses the batch before running it).
     for (const s of statements) {
-      for (const k of Object.keys(s)) {
-        if (!DELETE_STATEMENT_FIELDS.has(k)) {
-          throw new MongoServerError(
-            'Location40415',
-            `BSON field 'delete.deletes.${k}' is an unknown field.`,
-          );
-        }
-      }
-      if (!isPlainObject(s['q']))
-        throw new MongoServerError(
-          'TypeMismatch',
-          "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'",
-        );
+      checkStatement('delete.deletes', s, DELETE_STATEMENT_FIELDS);
       refuseUnsupported({ ...ctx, name: 'delete.deletes', cmd: s }, 'collation');
       const limit = num(s['limit']);
       if (limit !== 0 && limit !== 1) {
@@ -712,3 +688,17 @@ export const crudCommands: Record<string, CommandHandler> = {
 };
 
 export { typeName };
+
+/** A statement of an update or delete batch as mongod checks it: known fields, `q` a document. */
+function checkStatement(path: string, s: Doc, allowed: ReadonlySet<string>): void {
+  for (const k of Object.keys(s)) {
+    if (!allowed.has(k)) {
+      throw new MongoServerError('Location40415', `BSON field '${path}.${k}' is an unknown field.`);
+    }
+  }
+  if (!isPlainObject(s['q']))
+    throw new MongoServerError(
+      'TypeMismatch',
+      `BSON field '${path}.q' is the wrong type, expected type 'object'`,
+    );
+}
