@@ -53,9 +53,8 @@ export function compileFastProjection(projection: Doc): FastProjection | undefin
   if (mode === undefined) {
     // Only `_id`: {_id: 0} excludes it, {_id: 1} keeps only it.
     if (idSpec === undefined) return undefined;
-    if (idSpec) tree.set('_id', true);
+    tree.set('_id', true);
     mode = idSpec ? 'include' : 'exclude';
-    if (!idSpec) tree.set('_id', true);
   } else if (mode === 'include') {
     if (idSpec !== false) tree.set('_id', true);
   } else {

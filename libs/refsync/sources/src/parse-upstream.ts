@@ -47,11 +47,6 @@ class UpstreamElement implements UpstreamRecord {
     }
     return this.#parsed;
   }
-
-  /** What the test runner and a log line show: the plain record. */
-  toJSON(): { index: number; line: number; value?: unknown; error?: string } {
-    return { index: this.index, line: this.line, ...this.parsed() };
-  }
 }
 
 const SPACE = 0x20;
