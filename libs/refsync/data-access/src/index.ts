@@ -14,8 +14,10 @@ export {
   type ListItemsOptions,
   type RefsyncReadRepository,
   type RefsyncState,
+  type ScannedItem,
   type StoredItem,
 } from './lib/read-repository';
+export { compareResponseOrder } from './lib/visibility';
 export {
   createRefsyncWriteRepository,
   STAGE_BATCH_SIZE,

@@ -575,3 +575,82 @@ describe('prune', () => {
     expect((await write.pendingEvents()).map((e) => e.id)).toEqual([eventFor(4).id]);
   });
 });
+
+describe('scanItems: the selection streamed', () => {
+  /** What scanItems delivers: items in order through the callback, then the late ones. */
+  async function scan(dataset: Dataset, atVersion: number, sinceVersion?: number) {
+    const inOrder: string[] = [];
+    const late = await read.scanItems(dataset, { atVersion, sinceVersion }, ({ itemId, item }) =>
+      inOrder.push(`${itemId}@${item.version}${item.isDeleted ? '-deleted' : ''}`),
+    );
+    return {
+      inOrder,
+      late: late.map(
+        ({ itemId, item }) => `${itemId}@${item.version}${item.isDeleted ? '-deleted' : ''}`,
+      ),
+    };
+  }
+
+  it('when nothing is staged, then every item comes through the callback in response order', async () => {
+    await threeVersions();
+    expect(await scan('treatmentGroup', 3)).toEqual({
+      inOrder: ['b@2', 'd@2', 'c@3'],
+      late: [],
+    });
+    expect(await scan('treatmentGroup', 3, 1)).toEqual({
+      inOrder: ['b@2', 'd@2', 'a@3-deleted', 'c@3'],
+      late: [],
+    });
+  });
+
+  it('when a run is staging, then the items it replaced come last, in response order, with their state at V', async () => {
+    await sync({ treatmentGroup: [upsert('a'), upsert('b'), upsert('c'), upsert('d')] });
+    await sync({ treatmentGroup: [upsert('b', 'B v2')] });
+    await write.stageChanges(3, 'treatmentGroup', [upsert('d', 'D v3'), remove('a')], timeOf(3));
+
+    const scanned = await scan('treatmentGroup', 2);
+    expect(scanned).toEqual({ inOrder: ['c@1', 'b@2'], late: ['a@1', 'd@1'] });
+    // listItems is exactly the merge of the two.
+    expect(await listing('treatmentGroup', 2)).toEqual(['a@1', 'c@1', 'd@1', 'b@2']);
+    expect(await scan('treatmentGroup', 2, 0)).toEqual({
+      inOrder: ['c@1', 'b@2'],
+      late: ['a@1', 'd@1'],
+    });
+  });
+
+  it('when the list spans several cursor batches, then every item comes exactly once, in order', async () => {
+    const ids = Array.from({ length: 2345 }, (_, i) => `g${String(i).padStart(5, '0')}`);
+    await sync({ treatmentGroup: ids.map((id) => upsert(id)) });
+    await sync({ treatmentGroup: ids.filter((_, i) => i % 7 === 0).map((id) => upsert(id, 'v2')) });
+
+    const { inOrder, late } = await scan('treatmentGroup', 2);
+    expect(late).toEqual([]);
+    const expected = [
+      ...ids.filter((_, i) => i % 7 !== 0).map((id) => `${id}@1`),
+      ...ids.filter((_, i) => i % 7 === 0).map((id) => `${id}@2`),
+    ];
+    expect(inOrder).toEqual(expected);
+    expect(await listing('treatmentGroup', 2)).toEqual(expected);
+  });
+
+  it('when two runs staged since the reader fixed its version, then it rejects with a conflict', async () => {
+    await sync({ treatmentGroup: [upsert('a'), upsert('b')] });
+    await sync({ treatmentGroup: [upsert('a', 'A v2')] });
+    await write.stageChanges(3, 'treatmentGroup', [upsert('a', 'A v3')], timeOf(3));
+    await expect(read.scanItems('treatmentGroup', { atVersion: 1 }, () => {})).rejects.toThrow(
+      RefsyncVersionConflictError,
+    );
+  });
+
+  it('when the callback throws, then the scan rejects with that error and the connection stays usable', async () => {
+    const ids = Array.from({ length: 1500 }, (_, i) => `h${String(i).padStart(5, '0')}`);
+    await sync({ treatmentGroup: ids.map((id) => upsert(id)) });
+    const boom = new Error('sink failed');
+    await expect(
+      read.scanItems('treatmentGroup', { atVersion: 1 }, () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect((await listing('treatmentGroup', 1)).length).toBe(1500);
+  });
+});

@@ -30,6 +30,12 @@ export interface RefsyncState {
   committedAt: Date | null;
 }
 
+/** An item as scanItems delivers it: the envelope fields and the id it is ordered by. */
+export interface ScannedItem<D extends Dataset = Dataset> {
+  itemId: string;
+  item: StoredItem<D>;
+}
+
 export interface RefsyncReadRepository {
   /** The committed data version; 0 before the first commit. */
   currentVersion(): Promise<number>;
@@ -45,7 +51,25 @@ export interface RefsyncReadRepository {
    * RefsyncVersionConflictError instead of a wrong answer (re-read the version and ask again).
    */
   listItems<D extends Dataset>(dataset: D, options: ListItemsOptions): Promise<StoredItem<D>[]>;
+  /**
+   * listItems' selection, streamed: the documents are read through a cursor in batches and never
+   * held all at once, so a caller can serialise a 100k-item list without building 100k objects.
+   *
+   * Items whose state at `atVersion` is their head come to `onItem` in response order, as they are
+   * read. The few that a staging run under way has replaced since (their state at V is `prev`) can
+   * only be known once the cursor ends: they are the resolved value, in response order, to be
+   * merged in by compareResponseOrder on `{version, itemId}`. No item comes both ways. The same
+   * errors as listItems; after a rejection, whatever `onItem` received must be discarded.
+   */
+  scanItems<D extends Dataset>(
+    dataset: D,
+    options: ListItemsOptions,
+    onItem: (scanned: ScannedItem<D>) => void,
+  ): Promise<ScannedItem<D>[]>;
 }
+
+/** Documents per cursor batch: about 1 MB of reimbursement groups. */
+const SCAN_BATCH_SIZE = 1000;
 
 const ITEM_PROJECTION = {
   _id: 0,
@@ -61,7 +85,6 @@ interface Candidate extends ItemState {
   itemId: string;
   prev?: ItemState | null;
 }
-type Visible = ItemState & { itemId: string };
 
 export function createRefsyncReadRepository(conn: Connection): RefsyncReadRepository {
   const { Item, State } = refsyncModels(conn);
@@ -69,6 +92,70 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
   async function readState(): Promise<RefsyncState> {
     const state = await State.findById(STATE_ID, { version: 1, committedAt: 1 }).lean();
     return { version: state?.version ?? 0, committedAt: state?.committedAt ?? null };
+  }
+
+  async function scanItems<D extends Dataset>(
+    dataset: D,
+    options: ListItemsOptions,
+    onItem: (scanned: ScannedItem<D>) => void,
+  ): Promise<ScannedItem<D>[]> {
+    const { atVersion, sinceVersion } = options;
+    if (!Number.isSafeInteger(atVersion) || atVersion < 0) {
+      throw new RangeError(`atVersion must be a non-negative safe integer, got ${atVersion}`);
+    }
+    if (
+      sinceVersion !== undefined &&
+      !(Number.isSafeInteger(sinceVersion) && sinceVersion >= 0)
+    ) {
+      throw new RangeError(
+        `sinceVersion must be an effective (non-negative) version, got ${sinceVersion}`,
+      );
+    }
+    // Rule 4, and nothing exists at version 0: no round trip needed.
+    if (atVersion === 0 || (sinceVersion !== undefined && sinceVersion >= atVersion)) return [];
+
+    const full = sinceVersion === undefined;
+    const filter = full
+      ? fullListAt(dataset, atVersion)
+      : changedSinceAt(dataset, sinceVersion, atVersion);
+    // Sorted by the top-level state: committed states (version <= V) come out in response order;
+    // the few heads staged above V come last and are re-sorted by the state they show at V.
+    const cursor = Item.find(filter, ITEM_PROJECTION)
+      .sort(RESPONSE_ORDER)
+      .lean()
+      .cursor({ batchSize: SCAN_BATCH_SIZE });
+    const late: ScannedItem<D>[] = [];
+    try {
+      for await (const doc of cursor as AsyncIterable<Candidate>) {
+        const visible = visibleState(doc, atVersion);
+        if (visible === 'lost') {
+          const actual = (await readState()).version;
+          throw new RefsyncVersionConflictError(
+            atVersion,
+            actual,
+            `refsync cannot answer at version ${atVersion} any more (now ${actual}): two runs ` +
+              `staged since, item ${doc.itemId} of ${dataset} has no state at ${atVersion} ` +
+              'left; re-read the current version and ask again',
+          );
+        }
+        if (!visible || (full && visible.isDeleted)) continue;
+        if (sinceVersion !== undefined && visible.version <= sinceVersion) continue;
+        const scanned: ScannedItem<D> = {
+          itemId: doc.itemId,
+          item: {
+            data: visible.data as ItemDataOf<D>,
+            version: visible.version,
+            lastChanged: visible.lastChanged,
+            isDeleted: visible.isDeleted,
+          },
+        };
+        if (visible === doc) onItem(scanned);
+        else late.push(scanned);
+      }
+    } finally {
+      await cursor.close();
+    }
+    return late.sort(compareScanned);
   }
 
   return {
@@ -82,69 +169,30 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
       dataset: D,
       options: ListItemsOptions,
     ): Promise<StoredItem<D>[]> {
-      const { atVersion, sinceVersion } = options;
-      if (!Number.isSafeInteger(atVersion) || atVersion < 0) {
-        throw new RangeError(`atVersion must be a non-negative safe integer, got ${atVersion}`);
-      }
-      if (
-        sinceVersion !== undefined &&
-        !(Number.isSafeInteger(sinceVersion) && sinceVersion >= 0)
-      ) {
-        throw new RangeError(
-          `sinceVersion must be an effective (non-negative) version, got ${sinceVersion}`,
-        );
-      }
-      // Rule 4, and nothing exists at version 0: no round trip needed.
-      if (atVersion === 0 || (sinceVersion !== undefined && sinceVersion >= atVersion)) return [];
-
-      const full = sinceVersion === undefined;
-      const filter = full
-        ? fullListAt(dataset, atVersion)
-        : changedSinceAt(dataset, sinceVersion, atVersion);
-      // Sorted by the top-level state: committed states (version <= V) come out in response order;
-      // the few heads staged above V come last and are re-sorted by the state they show at V.
-      const docs = (await Item.find(filter, ITEM_PROJECTION)
-        .sort(RESPONSE_ORDER)
-        .lean()) as unknown as Candidate[];
-
-      const committed: Visible[] = [];
-      const fromStaging: Visible[] = [];
-      for (const doc of docs) {
-        const visible = visibleState(doc, atVersion);
-        if (visible === 'lost') {
-          const actual = (await readState()).version;
-          throw new RefsyncVersionConflictError(
-            atVersion,
-            actual,
-            `refsync cannot answer at version ${atVersion} any more (now ${actual}): two runs ` +
-              `staged since, item ${doc.itemId} of ${dataset} has no state at ${atVersion} left; ` +
-              're-read the current version and ask again',
-          );
-        }
-        if (!visible || (full && visible.isDeleted)) continue;
-        if (sinceVersion !== undefined && visible.version <= sinceVersion) continue;
-        if (visible === doc) committed.push(doc);
-        else fromStaging.push({ ...visible, itemId: doc.itemId });
-      }
-      fromStaging.sort(compareResponseOrder);
-      return mergeSorted(committed, fromStaging).map((item) => ({
-        data: item.data as ItemDataOf<D>,
-        version: item.version,
-        lastChanged: item.lastChanged,
-        isDeleted: item.isDeleted,
-      }));
+      const inOrder: ScannedItem<D>[] = [];
+      const late = await scanItems(dataset, options, (scanned) => inOrder.push(scanned));
+      return mergeSorted(inOrder, late).map((scanned) => scanned.item);
     },
+
+    scanItems,
   };
 }
 
+function compareScanned(a: ScannedItem, b: ScannedItem): number {
+  return compareResponseOrder(
+    { version: a.item.version, itemId: a.itemId },
+    { version: b.item.version, itemId: b.itemId },
+  );
+}
+
 /** Merges two lists already in response order (the second is usually empty or tiny). */
-function mergeSorted(a: Visible[], b: Visible[]): Visible[] {
+function mergeSorted<T extends ScannedItem>(a: T[], b: T[]): T[] {
   if (b.length === 0) return a;
-  const out: Visible[] = [];
+  const out: T[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    out.push(compareResponseOrder(a[i], b[j]) <= 0 ? a[i++] : b[j++]);
+    out.push(compareScanned(a[i], b[j]) <= 0 ? a[i++] : b[j++]);
   }
   while (i < a.length) out.push(a[i++]);
   while (j < b.length) out.push(b[j++]);
