@@ -637,9 +637,9 @@ describe('scanItems: the selection streamed', () => {
     await sync({ treatmentGroup: [upsert('a'), upsert('b')] });
     await sync({ treatmentGroup: [upsert('a', 'A v2')] });
     await write.stageChanges(3, 'treatmentGroup', [upsert('a', 'A v3')], timeOf(3));
-    await expect(read.scanItems('treatmentGroup', { atVersion: 1 }, () => {})).rejects.toThrow(
-      RefsyncVersionConflictError,
-    );
+    await expect(
+      read.scanItems('treatmentGroup', { atVersion: 1 }, () => undefined),
+    ).rejects.toThrow(RefsyncVersionConflictError);
   });
 
   it('when the callback throws, then the scan rejects with that error and the connection stays usable', async () => {

@@ -103,10 +103,7 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
     if (!Number.isSafeInteger(atVersion) || atVersion < 0) {
       throw new RangeError(`atVersion must be a non-negative safe integer, got ${atVersion}`);
     }
-    if (
-      sinceVersion !== undefined &&
-      !(Number.isSafeInteger(sinceVersion) && sinceVersion >= 0)
-    ) {
+    if (sinceVersion !== undefined && !(Number.isSafeInteger(sinceVersion) && sinceVersion >= 0)) {
       throw new RangeError(
         `sinceVersion must be an effective (non-negative) version, got ${sinceVersion}`,
       );
