@@ -50,14 +50,23 @@ export interface ListedItem {
   isDeleted: boolean;
 }
 
+/** One item as a scan delivers it, with the id it is ordered by. */
+export interface ScannedListedItem {
+  itemId: string;
+  item: ListedItem;
+}
+
 /**
  * What the service needs from storage (structurally the read repository of
- * @nhp/refsync-data-access): the committed version, and the items rules 1-3 select at a version.
+ * @nhp/refsync-data-access): the committed version, and the items rules 1-3 select at a version,
+ * streamed (scanItems: in response order to `onItem`, the few a run under way has replaced as the
+ * resolved value), so that a large list is serialised while it is read.
  */
 export interface DatasetReader {
   currentVersion(): Promise<number>;
-  listItems(
+  scanItems(
     dataset: Dataset,
     options: { atVersion: number; sinceVersion?: number },
-  ): Promise<ListedItem[]>;
+    onItem: (scanned: ScannedListedItem) => void,
+  ): Promise<ScannedListedItem[]>;
 }

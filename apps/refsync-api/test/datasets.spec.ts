@@ -68,10 +68,11 @@ beforeAll(async () => {
     });
   }
   committedAt = {};
-  const items = await harness
+  await harness
     .app()
-    .reader.listItems('treatmentGroup', { atVersion: 3, sinceVersion: 0 });
-  for (const item of items) committedAt[item.version] = item.lastChanged.toISOString();
+    .reader.scanItems('treatmentGroup', { atVersion: 3, sinceVersion: 0 }, ({ item }) => {
+      committedAt[item.version] = item.lastChanged.toISOString();
+    });
   app = harness.app();
 }, 60_000);
 

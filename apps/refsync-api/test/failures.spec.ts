@@ -2,7 +2,7 @@ import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
 import { createLogger } from '@nhp/shared-logger';
 import request from 'supertest';
 import { createApp } from '../src/app';
-import type { DatasetReader } from '../src/datasets';
+import type { DatasetReader, ListedItem } from '../src/datasets';
 import { keyEntry, TEST_CLIENT, TEST_KEY } from './support/harness';
 
 /**
@@ -19,6 +19,14 @@ function appWith(reader: DatasetReader) {
   });
 }
 
+/** A scan that delivers these items, already in response order, and none late. */
+function scanOf(items: ListedItem[]): DatasetReader['scanItems'] {
+  return async (_dataset, _options, onItem) => {
+    for (const item of items) onItem({ itemId: (item.data as { id: string }).id, item });
+    return [];
+  };
+}
+
 function driverError(name: string): Error {
   const err = new Error('connect ECONNREFUSED 127.0.0.1:27017');
   err.name = name;
@@ -29,7 +37,7 @@ describe('when storage fails', () => {
   it('when the database cannot be reached, then 503 problem details without internals', async () => {
     const app = appWith({
       currentVersion: () => Promise.reject(driverError('MongoServerSelectionError')),
-      listItems: () => Promise.reject(driverError('MongoServerSelectionError')),
+      scanItems: () => Promise.reject(driverError('MongoServerSelectionError')),
     });
     const res = await request(app)
       .get('/api/v1/treatmentGroup')
@@ -52,7 +60,7 @@ describe('when storage fails', () => {
   it('when the database fails while a body is computed, then 503 too', async () => {
     const app = appWith({
       currentVersion: async () => 3,
-      listItems: () => Promise.reject(driverError('MongoNetworkError')),
+      scanItems: () => Promise.reject(driverError('MongoNetworkError')),
     });
     await request(app).get('/api/v1/reimbursementGroup').set('X-API-KEY', TEST_KEY).expect(503);
     await app.close();
@@ -61,7 +69,7 @@ describe('when storage fails', () => {
   it('when the repository has a bug, then 500 problem details without internals', async () => {
     const app = appWith({
       currentVersion: async () => 3,
-      listItems: () =>
+      scanItems: () =>
         Promise.reject(new TypeError('cannot read properties of undefined (reading "data")')),
     });
     const res = await request(app)
@@ -81,12 +89,12 @@ describe('when storage fails', () => {
     let version = 1;
     const app = appWith({
       currentVersion: async () => version,
-      listItems: async (_dataset, { atVersion }) => {
-        if (atVersion < 3) {
+      scanItems: async (dataset, options, onItem) => {
+        if (options.atVersion < 3) {
           version = 3; // two syncs committed meanwhile
-          throw new RefsyncVersionConflictError(atVersion, 3, 'left behind');
+          throw new RefsyncVersionConflictError(options.atVersion, 3, 'left behind');
         }
-        return [
+        const items = [
           {
             data: { id: 'TG-3', name: 'x' },
             version: 3,
@@ -94,6 +102,7 @@ describe('when storage fails', () => {
             isDeleted: false,
           },
         ];
+        return scanOf(items)(dataset, options, onItem);
       },
     });
     const res = await request(app)
@@ -108,7 +117,7 @@ describe('when storage fails', () => {
     let version = 1;
     const app = appWith({
       currentVersion: async () => version,
-      listItems: async (_dataset, { atVersion }) => {
+      scanItems: async (_dataset, { atVersion }) => {
         version = atVersion + 2;
         throw new RefsyncVersionConflictError(atVersion, version, 'left behind');
       },
@@ -128,9 +137,9 @@ describe('when storage fails', () => {
         if (down) throw driverError('MongoNetworkError');
         return 1;
       },
-      listItems: async () => [
+      scanItems: scanOf([
         { data: { id: 'TG-1', name: 'x' }, version: 1, lastChanged: new Date(0), isDeleted: false },
-      ],
+      ]),
     });
     const first = await request(app)
       .get('/api/v1/treatmentGroup')

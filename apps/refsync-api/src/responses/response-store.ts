@@ -1,14 +1,14 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gunzip, gzip } from 'node:zlib';
+import { constants as zlibConstants, createBrotliCompress, createGzip, gunzip } from 'node:zlib';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type { Logger } from '@nhp/shared-logger';
 import { ByteLru } from '../cache/byte-lru';
 import { SingleFlight } from '../cache/single-flight';
-import type { DatasetReader, ListedItem, Spelling } from '../datasets';
-import { renderEmptyEnvelope, renderEnvelope } from './render';
+import type { DatasetReader, Spelling } from '../datasets';
+import { joinBody, renderEmptyEnvelope, renderEnvelope, type RenderedBody } from './render';
 
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
 const gunzipAsync = promisify(gunzip);
 
 /** Content codings offered, in the server's order of preference when the client weighs them equally. */
@@ -85,7 +85,6 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export class ResponseStore {
   private readonly lru: ByteLru<CachedResponse>;
   private readonly responses = new SingleFlight<CachedResponse>();
-  private readonly queries = new SingleFlight<ListedItem[]>();
   private readonly recentVersions: number;
   private readonly identityMaxBytes: number;
   private currentVersion: number | undefined;
@@ -179,10 +178,15 @@ export class ResponseStore {
     etag: string,
   ): Promise<CachedResponse> {
     const raw = await this.render(selection, version);
-    if (raw.length <= this.identityMaxBytes) return buildResponse(etag, version, 'identity', raw);
-    // Both codings are made now, from the bytes at hand: later they would have to be inflated
+    if (raw.length <= this.identityMaxBytes) {
+      return buildResponse(etag, version, 'identity', joinBody(raw));
+    }
+    // Both codings are made now, from the chunks at hand: later they would have to be inflated
     // again first. The gzip bytes double as the identity representation.
-    const [gzipped, brotli] = await Promise.all([compress('gzip', raw), compress('br', raw)]);
+    const [gzipped, brotli] = await Promise.all([
+      compress('gzip', raw.chunks, raw.length),
+      compress('br', raw.chunks, raw.length),
+    ]);
     if (this.admits(selection, version)) {
       for (const [encoding, body] of [
         ['gzip', gzipped],
@@ -203,12 +207,12 @@ export class ResponseStore {
   ): Promise<CachedResponse> {
     const identity = await this.obtain(selection, version, 'identity');
     if (!identity.inflate) {
-      return buildResponse(etag, version, encoding, await compress(encoding, identity.body));
+      return buildResponse(etag, version, encoding, await compressBuffer(encoding, identity.body));
     }
     const body =
       encoding === 'gzip'
         ? identity.body
-        : await compress(encoding, await gunzipAsync(identity.body));
+        : await compressBuffer(encoding, await gunzipAsync(identity.body));
     return buildResponse(etag, version, encoding, body);
   }
 
@@ -251,23 +255,20 @@ export class ResponseStore {
     return since === undefined || since === 0 || since >= version - this.recentVersions;
   }
 
-  private async render(selection: Selection, version: number): Promise<Buffer> {
+  /**
+   * Serialises while the items are read (see renderEnvelope). Each spelling reads on its own: the
+   * single flight per key already makes one read per selection, spelling and version.
+   */
+  private async render(selection: Selection, version: number): Promise<RenderedBody> {
     const since = selection.since;
     if (since !== undefined && since >= version) {
       return renderEmptyEnvelope(selection.spelling, version);
     }
-    // Both spellings of one selection share the query when they are computed at the same time.
-    const items = await this.queries.run(
-      `${selection.dataset}|${ResponseStore.sinceKey(since, version)}|${version}`,
-      () =>
-        this.options.reader.listItems(
-          selection.dataset,
-          since === undefined
-            ? { atVersion: version }
-            : { atVersion: version, sinceVersion: since },
-        ),
+    const options =
+      since === undefined ? { atVersion: version } : { atVersion: version, sinceVersion: since };
+    return renderEnvelope(selection.spelling, version, (onItem) =>
+      this.options.reader.scanItems(selection.dataset, options, onItem),
     );
-    return renderEnvelope(selection.spelling, version, items);
   }
 }
 
@@ -301,17 +302,34 @@ function buildResponse(
   };
 }
 
+function compressBuffer(encoding: 'br' | 'gzip', body: Buffer): Promise<Buffer> {
+  return compress(encoding, [body], body.length);
+}
+
 /**
- * Runs on libuv's thread pool, off the event loop. Brotli's top quality is far too slow for a
- * 100k-item list (well under 1 MB/s), so large bodies use a mid quality that still beats gzip.
+ * Runs on libuv's thread pool, off the event loop, fed chunk by chunk with backpressure, so a
+ * large body is never joined into one buffer and only a few chunks exist as bytes at a time.
+ * Brotli's top quality is far too slow for a 100k-item list (well under 1 MB/s), so large bodies
+ * use a mid quality that still beats gzip.
  */
-async function compress(encoding: 'br' | 'gzip', body: Buffer): Promise<Buffer> {
-  if (encoding === 'gzip') return gzipAsync(body, { level: 6 });
-  return brotliAsync(body, {
-    params: {
-      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-      [zlibConstants.BROTLI_PARAM_QUALITY]: body.length > 1024 * 1024 ? 5 : 9,
-      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
-    },
+async function compress(
+  encoding: 'br' | 'gzip',
+  chunks: ReadonlyArray<string | Buffer>,
+  length: number,
+): Promise<Buffer> {
+  const zip =
+    encoding === 'gzip'
+      ? createGzip({ level: 6 })
+      : createBrotliCompress({
+          params: {
+            [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+            [zlibConstants.BROTLI_PARAM_QUALITY]: length > 1024 * 1024 ? 5 : 9,
+            [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length,
+          },
+        });
+  const out: Buffer[] = [];
+  await pipeline(Readable.from(chunks, { objectMode: false }), zip, async (compressed) => {
+    for await (const chunk of compressed) out.push(chunk as Buffer);
   });
+  return Buffer.concat(out);
 }

@@ -69,9 +69,9 @@ export function countingReader(inner: DatasetReader): DatasetReader & { calls: (
       calls++;
       return inner.currentVersion();
     },
-    listItems(dataset, options) {
+    scanItems(dataset, options, onItem) {
       calls++;
-      return inner.listItems(dataset, options);
+      return inner.scanItems(dataset, options, onItem);
     },
   };
 }
