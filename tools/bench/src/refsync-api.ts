@@ -47,7 +47,12 @@ const ROUNDS = 4;
 const BIG = 100_000;
 const CHANGED_SHARE = 100 / BIG;
 const COLD_TRIALS = 2;
-const RSS_SETTLE_S = 20;
+/**
+ * Seconds of RSS samples after the computation. Its dead memory goes back to the system when V8's
+ * memory reducer runs a full collection: it checks every 8 s after the last one whether the
+ * process is idle, so this covers three of its checks.
+ */
+const RSS_SETTLE_S = 30;
 const MB = 1024 * 1024;
 /** USER_HZ: the unit of utime and stime in /proc/<pid>/stat (100 on Linux on every common platform). */
 const CLOCK_TICKS_PER_S = 100;
@@ -473,8 +478,8 @@ async function bigDataset(ctx: Context): Promise<Result[]> {
 
       const gzip = await get(DATA_PATH, 'gzip');
       const br = await get(DATA_PATH, 'br');
-      // V8 hands the one-off garbage of the computation (100k documents, the JSON text) back to
-      // the system only once its memory reducer has run, seconds later: sample a fixed window.
+      // V8 hands the one-off garbage of the computation (documents, entry strings, the chunks)
+      // back to the system only once its memory reducer has run, seconds later: sample a window.
       const series: number[] = [];
       for (let second = 0; second < RSS_SETTLE_S; second++) {
         await sleep(1000);
