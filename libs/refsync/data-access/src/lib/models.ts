@@ -97,13 +97,16 @@ const itemVersionSchema = new Schema<ItemVersionDoc>(
   },
 );
 // Indexes serve MongoDB and the project's own wire-compatible server alike. The latter uses an
-// index only when equality or $in pins every field of it, which is why the diff is queried as
-// `version $in (N, V+2]` on {dataset, version} rather than as a range on a longer index.
+// index when equality or $in pins a prefix of it (optionally followed by a numeric range), which
+// is why the diff is queried as `version $in (N, V+2]` rather than as a range.
 //
 // Diff (sinceVersion=N at V): point lookups of the versions in (N, V+2], so its cost follows the
 // number of items changed since N, not the dataset size. Also recover()'s `version > V` and, on
-// MongoDB, the full list's second $or branch (the few items of a staging under way).
-itemVersionSchema.index({ dataset: 1, version: 1 }, { name: 'dataset_version' });
+// MongoDB, the full list's second $or branch (the few items of a staging under way). itemId is
+// part of it so that every use comes out in response order on MongoDB: the $in as merged point
+// ranges, and the full list's second branch, so that both branches of the $or provide the sort
+// and MongoDB merges them as they stream instead of sorting the whole dataset in memory first.
+itemVersionSchema.index({ dataset: 1, version: 1, itemId: 1 }, { name: 'dataset_version_item' });
 // Full list (no sinceVersion) on MongoDB: the non-deleted committed states in response order.
 itemVersionSchema.index(
   { dataset: 1, isDeleted: 1, version: 1, itemId: 1 },

@@ -48,8 +48,9 @@ export const MAX_DIFF_VERSIONS_AS_LIST = 1000;
 /**
  * Candidates of the diff since N at V: head documents whose top-level version is in (N, V], plus
  * those of a staging above V whose `prev` was written after N. Versions are dense integers, so
- * (N, V + STAGING_LOOKAHEAD] is a finite set; as an $in of point lookups it uses {dataset, version}
- * on any engine (the project's server uses an index only when every field of it is pinned).
+ * (N, V + STAGING_LOOKAHEAD] is a finite set; as an $in of point lookups it uses
+ * {dataset, version, itemId} on any engine (the project's server uses an index when equality or
+ * $in pins a prefix of it).
  */
 export function changedSinceAt(dataset: Dataset, since: number, version: number) {
   const upTo = version + STAGING_LOOKAHEAD;
