@@ -307,14 +307,14 @@ function compressBuffer(encoding: 'br' | 'gzip', body: Buffer): Promise<Buffer> 
 }
 
 /**
- * Runs on libuv's thread pool, off the event loop, fed chunk by chunk with backpressure, so a
- * large body is never joined into one buffer and only a few chunks exist as bytes at a time.
+ * Runs on libuv's thread pool, off the event loop, fed chunk by chunk, so a large body is never
+ * joined into one buffer.
  * Brotli's top quality is far too slow for a 100k-item list (well under 1 MB/s), so large bodies
  * use a mid quality that still beats gzip.
  */
 async function compress(
   encoding: 'br' | 'gzip',
-  chunks: ReadonlyArray<string | Buffer>,
+  chunks: readonly Buffer[],
   length: number,
 ): Promise<Buffer> {
   const zip =
