@@ -150,7 +150,9 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
         else late.push(scanned);
       }
     } finally {
-      await cursor.close();
+      // Releases the server-side cursor when the scan stops early. A failure to close must not hide
+      // the error that stopped it (or fail a scan that has read everything).
+      await cursor.close().catch(() => undefined);
     }
     return late.sort(compareScanned);
   }
