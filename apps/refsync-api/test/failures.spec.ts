@@ -66,6 +66,39 @@ describe('when storage fails', () => {
     await app.close();
   });
 
+  it('when the database goes away in the middle of a list, then 503, and nothing of the partial list is kept', async () => {
+    const items: ListedItem[] = ['TG-1', 'TG-2'].map((id) => ({
+      data: { id, name: id },
+      version: 1,
+      lastChanged: new Date(0),
+      isDeleted: false,
+    }));
+    let broken = true;
+    const app = appWith({
+      currentVersion: async () => 1,
+      scanItems: async (dataset, options, onItem) => {
+        if (!broken) return scanOf(items)(dataset, options, onItem);
+        onItem({ itemId: 'TG-1', item: items[0] });
+        throw driverError('MongoNetworkError');
+      },
+    });
+    const failed = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(503);
+    expect(JSON.parse(failed.text)).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    broken = false;
+    const res = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(200);
+    expect(res.body.items.map((i: { data: { id: string } }) => i.data.id)).toEqual([
+      'TG-1',
+      'TG-2',
+    ]);
+    await app.close();
+  });
+
   it('when the repository has a bug, then 500 problem details without internals', async () => {
     const app = appWith({
       currentVersion: async () => 3,
