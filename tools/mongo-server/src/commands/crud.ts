@@ -63,6 +63,19 @@ function checkHint(coll: Collection | undefined, hint: unknown): void {
   }
 }
 
+/** find options this server knows but cannot honour: refused unless absent, false or empty. */
+const FIND_UNSUPPORTED = [
+  'collation',
+  'returnKey',
+  'showRecordId',
+  'tailable',
+  'awaitData',
+  'oplogReplay',
+  'max',
+  'min',
+  'ntoreturn',
+];
+
 const find: CommandHandler = {
   read: true,
   fields: [
@@ -78,31 +91,12 @@ const find: CommandHandler = {
     'noCursorTimeout',
     'allowPartialResults',
     'allowDiskUse',
-    'collation',
-    'returnKey',
-    'showRecordId',
-    'tailable',
-    'awaitData',
-    'oplogReplay',
-    'max',
-    'min',
     'readOnce',
-    'ntoreturn',
+    ...FIND_UNSUPPORTED,
   ],
   run(ctx) {
     const name = collectionName(ctx);
-    refuseUnsupported(
-      ctx,
-      'collation',
-      'returnKey',
-      'showRecordId',
-      'tailable',
-      'awaitData',
-      'oplogReplay',
-      'max',
-      'min',
-      'ntoreturn',
-    );
+    refuseUnsupported(ctx, ...FIND_UNSUPPORTED);
     const coll = ctx.store.collection(ctx.db, name);
     const filter = optionalDoc(ctx, 'filter') ?? {};
     const sort = validateSort(optionalDoc(ctx, 'sort'));

@@ -63,30 +63,25 @@ export interface StateDoc {
   outbox: OutboxEventDoc[];
 }
 
-const itemStateSchema = new Schema<ItemState>(
-  {
-    version: { type: Number, required: true },
-    data: { type: Schema.Types.Mixed, required: true },
-    hash: { type: String, required: true },
-    sourceHash: { type: String, default: null },
-    isDeleted: { type: Boolean, required: true },
-    lastChanged: { type: Date, required: true },
-  },
-  { _id: false, minimize: false },
-);
+/** The fields of one state: a head document's top level and its `prev` alike. */
+const itemStateFields = {
+  version: { type: Number, required: true },
+  // Mixed: treatment groups carry upstream fields nobody has listed; stored and returned verbatim.
+  data: { type: Schema.Types.Mixed, required: true },
+  hash: { type: String, required: true },
+  sourceHash: { type: String, default: null },
+  isDeleted: { type: Boolean, required: true },
+  lastChanged: { type: Date, required: true },
+};
+
+const itemStateSchema = new Schema<ItemState>(itemStateFields, { _id: false, minimize: false });
 
 const itemVersionSchema = new Schema<ItemVersionDoc>(
   {
     _id: { type: String, required: true },
     dataset: { type: String, enum: DATASETS, required: true },
     itemId: { type: String, required: true },
-    version: { type: Number, required: true },
-    // Mixed: treatment groups carry upstream fields nobody has listed; stored and returned verbatim.
-    data: { type: Schema.Types.Mixed, required: true },
-    hash: { type: String, required: true },
-    sourceHash: { type: String, default: null },
-    isDeleted: { type: Boolean, required: true },
-    lastChanged: { type: Date, required: true },
+    ...itemStateFields,
     prev: { type: itemStateSchema, default: null },
   },
   {
