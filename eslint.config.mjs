@@ -18,34 +18,42 @@ function depConstraints({ tests = false } = {}) {
     { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
     { sourceTag: 'scope:privacy', onlyDependOnLibsWithTags: ['scope:privacy', 'scope:shared'] },
     { sourceTag: 'scope:refsync', onlyDependOnLibsWithTags: ['scope:refsync', 'scope:shared'] },
-    // Types.
+    // Types. type:core (the framework-free error type) is importable by every layer.
+    { sourceTag: 'type:core', onlyDependOnLibsWithTags: [] },
     {
       sourceTag: 'type:contracts',
-      onlyDependOnLibsWithTags: ['type:contracts'],
+      onlyDependOnLibsWithTags: ['type:contracts', 'type:core'],
       allowedExternalImports: ['zod', 'zod/*'],
     },
     {
       sourceTag: 'type:domain',
-      onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'],
+      onlyDependOnLibsWithTags: ['type:core', 'type:contracts', 'type:domain'],
       bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
     },
     {
       sourceTag: 'type:data-access',
-      onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:data-access', 'type:util'],
+      onlyDependOnLibsWithTags: [
+        'type:core',
+        'type:contracts',
+        'type:domain',
+        'type:data-access',
+        'type:util',
+      ],
       bannedExternalImports: [...httpFrameworks],
     },
     {
       sourceTag: 'type:util',
-      onlyDependOnLibsWithTags: ['type:contracts', 'type:util'],
+      onlyDependOnLibsWithTags: ['type:core', 'type:contracts', 'type:util'],
     },
     {
       sourceTag: 'type:client',
-      onlyDependOnLibsWithTags: ['type:contracts'],
+      onlyDependOnLibsWithTags: ['type:core', 'type:contracts'],
       bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
     },
     {
       sourceTag: 'type:testing',
       onlyDependOnLibsWithTags: [
+        'type:core',
         'type:contracts',
         'type:util',
         'type:data-access',

@@ -1,4 +1,5 @@
-import { createHttpApp, privacyErrorFormatter } from '@nhp/shared-http';
+import { createHttpApp } from '@nhp/shared-http';
+import { privacyErrorFormatter } from './http/error-response';
 import { healthRouter, type Health } from '@nhp/shared-health';
 import type { Logger } from '@nhp/shared-logger';
 import type { Express } from 'express';
@@ -17,7 +18,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
   return createHttpApp({
     logger: deps.logger,
     errorFormatter: privacyErrorFormatter,
-    health: healthRouter(deps.health, { style: 'privacy' }),
+    health: healthRouter(deps.health, { probes: false }),
     routes: () => undefined,
   });
 }

@@ -7,15 +7,12 @@ import {
 import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
 import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
 import {
-  badRequest,
   createHttpApp,
-  notAcceptable,
   problemDetailsFormatter,
   REQUEST_ID_HEADER,
   requestIdFrom,
-  serviceUnavailable,
-  unauthorized,
 } from '@nhp/shared-http';
+import { badRequest, notAcceptable, serviceUnavailable, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     reader: createRefsyncReadRepository(connection),
     apiKeys: keys,
     nats,
-    health: healthRouter(health, { style: 'probes' }),
+    health: healthRouter(health, { probes: true }),
     cacheMaxBytes: config.REFSYNC_CACHE_MAX_BYTES,
     versionCheckIntervalMs: config.REFSYNC_VERSION_CHECK_INTERVAL_MS,
   });

@@ -152,7 +152,7 @@ describe('endpoints without a key', () => {
         nats: () => natsIsConnected(harness.nats),
       },
     });
-    const app = harness.app({ health: healthRouter(health, { style: 'probes' }) });
+    const app = harness.app({ health: healthRouter(health, { probes: true }) });
     await request(app).get('/health').expect(200);
     await request(app).get('/livez').expect(200);
     const ready = await request(app).get('/readyz').expect(200);

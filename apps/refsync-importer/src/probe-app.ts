@@ -2,13 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request } from 'express';
 import type { LeaseRepository, RunRepository } from '@nhp/refsync-data-access';
 import { createHealth, healthRouter, type HealthCheck } from '@nhp/shared-health';
-import {
-  conflict,
-  createHttpApp,
-  notFound,
-  problemDetailsFormatter,
-  unauthorized,
-} from '@nhp/shared-http';
+import { createHttpApp, problemDetailsFormatter } from '@nhp/shared-http';
+import { conflict, notFound, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import type { Importer, RunReport } from './importer';
 import type { ImporterMetrics } from './metrics';
@@ -65,7 +60,7 @@ export function createProbeApp(options: ProbeAppOptions) {
   const app: Express = createHttpApp({
     logger: options.logger,
     errorFormatter: problemDetailsFormatter,
-    health: healthRouter(health, { style: 'probes' }),
+    health: healthRouter(health, { probes: true }),
     quietPaths: ['/health', '/livez', '/readyz', '/metrics'],
     routes: (router) => {
       router.get('/metrics', async (_req, res) => {

@@ -3,10 +3,10 @@ import type { Health } from './health';
 
 export interface HealthRouterOptions {
   /**
-   * privacy: only GET /health, as privacy-service.md defines it (200 with no body when healthy, 503
-   * when not). probes: the same /health plus GET /livez and GET /readyz for orchestrators.
+   * GET /health is always there: 200 with no body when ready, 503 (no body) when not. With `probes`,
+   * GET /livez and GET /readyz (JSON with each check) are added for orchestrators.
    */
-  style: 'privacy' | 'probes';
+  probes: boolean;
 }
 
 /** Probe answers must reflect now, never a cached copy from a proxy. */
@@ -24,7 +24,7 @@ export function healthRouter(health: Health, options: HealthRouterOptions): Rout
       .end();
   });
 
-  if (options.style === 'probes') {
+  if (options.probes) {
     router.get('/livez', (_req, res) => {
       health.isLive();
       noStore(res).status(200).json({ status: 'ok' });

@@ -101,9 +101,9 @@ describe('createHealth', () => {
   });
 });
 
-function appWith(health: Health, style: 'privacy' | 'probes') {
+function appWith(health: Health, style: 'health-only' | 'probes') {
   const app = express();
-  app.use(healthRouter(health, { style }));
+  app.use(healthRouter(health, { probes: style === 'probes' }));
   return app;
 }
 
@@ -111,8 +111,8 @@ describe('healthRouter', () => {
   const healthy = () => createHealth({ checks: { mongo: () => true } });
   const unhealthy = () => createHealth({ checks: { mongo: () => true, nats: () => false } });
 
-  it('when healthy, then GET /health is 200 with no body (privacy-service.md)', async () => {
-    const res = await request(appWith(healthy(), 'privacy')).get('/health');
+  it('when healthy, then GET /health is 200 with no body', async () => {
+    const res = await request(appWith(healthy(), 'health-only')).get('/health');
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
     expect(res.headers['content-length']).toBe('0');
@@ -120,7 +120,7 @@ describe('healthRouter', () => {
   });
 
   it('when not healthy or shutting down, then GET /health is 503 with no body', async () => {
-    expect((await request(appWith(unhealthy(), 'privacy')).get('/health')).status).toBe(503);
+    expect((await request(appWith(unhealthy(), 'health-only')).get('/health')).status).toBe(503);
     const stopping = healthy();
     stopping.markShuttingDown();
     const res = await request(appWith(stopping, 'probes')).get('/health');
@@ -128,8 +128,8 @@ describe('healthRouter', () => {
     expect(res.text).toBe('');
   });
 
-  it('when the style is privacy, then /livez and /readyz do not exist', async () => {
-    const app = appWith(healthy(), 'privacy');
+  it('when probes are off, then /livez and /readyz do not exist', async () => {
+    const app = appWith(healthy(), 'health-only');
     expect((await request(app).get('/livez')).status).toBe(404);
     expect((await request(app).get('/readyz')).status).toBe(404);
   });

@@ -17,7 +17,7 @@ import {
   notFound,
   payloadTooLarge,
   unsupportedMediaType,
-} from './app-error';
+} from '@nhp/shared-errors';
 import type { ErrorFormatter, FormattedError } from './error-formatters';
 
 /** Media types parsed as JSON (privacy-service.md lists exactly these). */
@@ -35,7 +35,7 @@ const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz'];
 
 export interface CreateHttpAppOptions {
   logger: Logger;
-  /** The service's error body: privacyErrorFormatter or problemDetailsFormatter. */
+  /** The service's error body: each app brings its own formatter. */
   errorFormatter: ErrorFormatter;
   /** Largest accepted JSON body (bytes or a string such as '100kb'); larger bodies get 413. */
   bodyLimit?: string | number;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { badRequest } from './app-error';
+import { badRequest } from '@nhp/shared-errors';
 
 export interface RequestSchemas {
   body?: z.ZodType;

@@ -1,16 +1,11 @@
 import express from 'express';
 import request from 'supertest';
-import {
-  AppError,
-  privacyErrorFormatter,
-  problemDetailsFormatter,
-  serviceUnavailable,
-  type ErrorFormatter,
-} from '../src';
-import { at, buildApp, settle } from './support';
+import { problemDetailsFormatter, type ErrorFormatter } from '../src';
+import { AppError, serviceUnavailable } from '@nhp/shared-errors';
+import { at, buildApp, plainFormatter, settle } from './support';
 
 const formats: Array<[string, ErrorFormatter]> = [
-  ['privacy ErrorResponse', privacyErrorFormatter],
+  ['plain JSON', plainFormatter],
   ['problem details', problemDetailsFormatter],
 ];
 
@@ -161,8 +156,8 @@ describe('body parsing', () => {
     });
   });
 
-  it('when the JSON is malformed, then privacy ErrorResponse says 400 ClientValidationError', async () => {
-    const { app } = echoApp(privacyErrorFormatter);
+  it('when the JSON is malformed, then a JSON error body says 400 validation', async () => {
+    const { app } = echoApp(plainFormatter);
     const res = await request(app)
       .post('/echo')
       .set('Content-Type', 'application/json')
@@ -172,7 +167,7 @@ describe('body parsing', () => {
     expect(res.body).toEqual({
       code: 'MALFORMED_JSON',
       message: 'Request body is not valid JSON',
-      errorCategory: 'ClientValidationError',
+      category: 'validation',
     });
   });
 });
@@ -209,15 +204,15 @@ describe('404 and 405', () => {
     },
   );
 
-  it('when the path exists for other methods, then the answer is 405 with Allow (privacy body)', async () => {
-    const { app } = routedApp(privacyErrorFormatter);
+  it('when the path exists for other methods, then the answer is 405 with Allow (JSON body)', async () => {
+    const { app } = routedApp(plainFormatter);
     const res = await request(app).delete('/part/v1');
     expect(res.status).toBe(405);
     expect(res.headers['allow']).toBe('POST, PUT');
     expect(res.body).toEqual({
       code: 'METHOD_NOT_ALLOWED',
       message: 'DELETE is not allowed on /part/v1; use POST, PUT',
-      errorCategory: 'ClientValidationError',
+      category: 'method',
     });
   });
 
@@ -271,7 +266,6 @@ describe('errors', () => {
             code: 'PART_EXISTS',
             status: 409,
             message: 'Part HN exists',
-            category: 'DataMappingError',
           });
         });
         app.get('/items/:id', (req, res) => {
@@ -308,23 +302,13 @@ describe('errors', () => {
   });
 
   it('when an AppError is a 5xx, then the client gets its code but not its message', async () => {
-    const { app } = failingApp(privacyErrorFormatter);
+    const { app } = failingApp(plainFormatter);
     const res = await request(app).get('/down');
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       code: 'DATABASE_UNAVAILABLE',
       message: 'An unexpected error occurred',
-      errorCategory: 'EndpointIsDown',
-    });
-  });
-
-  it('when an AppError carries a privacy category, then privacy-api keeps it', async () => {
-    const { app } = failingApp(privacyErrorFormatter);
-    const res = await request(app).get('/conflict');
-    expect(res.body).toEqual({
-      code: 'PART_EXISTS',
-      message: 'Part HN exists',
-      errorCategory: 'DataMappingError',
+      category: 'unavailable',
     });
   });
 

@@ -1,6 +1,17 @@
 import type { Express } from 'express';
 import { createLogger, type Logger } from '@nhp/shared-logger';
-import { createHttpApp, type CreateHttpAppOptions } from '../src';
+import { createHttpApp, type CreateHttpAppOptions, type ErrorFormatter } from '../src';
+
+/** A neutral error body for the shared lib's own tests: each app brings its real one. */
+export const plainFormatter: ErrorFormatter = (err) => ({
+  status: err.status,
+  contentType: 'application/json',
+  body: {
+    code: err.code,
+    message: err.expose ? err.message : 'An unexpected error occurred',
+    category: err.category,
+  },
+});
 
 export interface LogCapture {
   logger: Logger;

@@ -1,12 +1,7 @@
 import request from 'supertest';
 import { z } from 'zod';
-import {
-  privacyErrorFormatter,
-  problemDetailsFormatter,
-  validate,
-  type ErrorFormatter,
-} from '../src';
-import { buildApp } from './support';
+import { problemDetailsFormatter, validate, type ErrorFormatter } from '../src';
+import { buildApp, plainFormatter } from './support';
 
 const DEFINISJON_GUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
@@ -93,14 +88,14 @@ describe('validate', () => {
     );
   });
 
-  it('when the body is invalid, then privacy ErrorResponse names the field in its message', async () => {
-    const { app } = searchApp(privacyErrorFormatter);
+  it('when the body is invalid, then a JSON error body names the field in its message', async () => {
+    const { app } = searchApp(plainFormatter);
     const res = await request(app).post('/part/v1').send({ partKode: 42 });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 'VALIDATION_FAILED',
       message: expect.stringMatching(/^Invalid request: body\.partKode: /),
-      errorCategory: 'ClientValidationError',
+      category: 'validation',
     });
   });
 
@@ -123,7 +118,7 @@ describe('validate', () => {
 
   it('when there are more issues than the message shows, then it says how many more', async () => {
     const { app } = buildApp({
-      errorFormatter: privacyErrorFormatter,
+      errorFormatter: plainFormatter,
       routes: (app) =>
         app.post(
           '/many',

@@ -173,7 +173,7 @@ describe('shutdown of a real HTTP service', () => {
     const app = createHttpApp({
       logger,
       errorFormatter: problemDetailsFormatter,
-      health: healthRouter(health, { style: 'probes' }),
+      health: healthRouter(health, { probes: true }),
       routes: (app) => {
         app.get('/slow', async (_req, res) => {
           started.resolve();

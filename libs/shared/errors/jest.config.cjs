@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'shared-errors',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};
