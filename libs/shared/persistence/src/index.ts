@@ -12,3 +12,10 @@ export {
   type Note,
   type NoteRepository,
 } from './example/note.repository';
+export {
+  DATABASE_ERROR,
+  DATABASE_UNAVAILABLE,
+  DUPLICATE_KEY_CONFLICT,
+  toAppError,
+  translated,
+} from './driver-errors';

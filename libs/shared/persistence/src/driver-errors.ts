@@ -1,0 +1,83 @@
+import { AppError } from '@nhp/shared-errors';
+import { duplicateKeyInfo } from './duplicate-key';
+
+/** Error codes the data layer answers with when it translates a driver error. */
+export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
+export const DUPLICATE_KEY_CONFLICT = 'DUPLICATE_KEY';
+export const DATABASE_ERROR = 'DATABASE_ERROR';
+
+/**
+ * Driver error classes (mongodb and mongoose) that mean "the database cannot be reached now": the
+ * server selection gave up, the pool was cleared or closed, the socket broke, or mongoose's command
+ * buffer timed out while disconnected. Matched by name because the classes come from two packages
+ * whose instances cross realms in tests and bundles.
+ */
+const UNREACHABLE_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoPoolClearedError',
+  'MongoTopologyClosedError',
+  'MongooseServerSelectionError',
+  'DisconnectedError',
+]);
+
+function isUnreachable(err: Error): boolean {
+  if (UNREACHABLE_NAMES.has(err.name)) return true;
+  const labels = (err as { errorLabels?: unknown }).errorLabels;
+  if (Array.isArray(labels) && labels.includes('ResetPool')) return true;
+  // mongoose: "Operation `x.find()` buffering timed out after 10000ms" while disconnected.
+  return err.name === 'MongooseError' && /buffering timed out/.test(err.message);
+}
+
+/**
+ * Translates whatever the driver threw into the project's error type, where it arises (inside
+ * data-access), so nothing above inspects driver classes:
+ * - the database cannot be reached → 503 `DATABASE_UNAVAILABLE` (operational: retry later);
+ * - a duplicate key → 409 `DUPLICATE_KEY` with the key in `details` (not exposed: the key may hold
+ *   personal data; repositories that expect a duplicate map it to their own error first);
+ * - anything else → 500 `DATABASE_ERROR`, a programmer error (a bad query, a bug).
+ * An AppError passes through unchanged.
+ */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const cause = err;
+  if (err instanceof Error && isUnreachable(err)) {
+    return new AppError({
+      code: DATABASE_UNAVAILABLE,
+      status: 503,
+      category: 'unavailable',
+      message: 'The database cannot be reached',
+      cause,
+    });
+  }
+  const duplicate = duplicateKeyInfo(err);
+  if (duplicate) {
+    return new AppError({
+      code: DUPLICATE_KEY_CONFLICT,
+      status: 409,
+      category: 'conflict',
+      message: 'A record with the same key exists',
+      details: { keyPattern: duplicate.keyPattern },
+      expose: false,
+      cause,
+    });
+  }
+  return new AppError({
+    code: DATABASE_ERROR,
+    status: 500,
+    category: 'internal',
+    message: 'The database failed to carry out an operation',
+    cause,
+  });
+}
+
+/** Runs a data-layer operation and rethrows any driver error as an AppError (see `toAppError`). */
+export async function translated<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw toAppError(err);
+  }
+}
