@@ -1,11 +1,49 @@
-import { commonEnvShape, envPort } from '@nhp/shared-config';
+import { commonEnvShape, envBool, envInt, envPort } from '@nhp/shared-config';
 import { z } from 'zod';
 
-/** privacy-api's environment; every variable is documented in .env.example. */
+/**
+ * privacy-api's environment; every variable is documented in .env.example and the app's README.
+ * Booleans whose default depends on NODE_ENV are optional here and resolved by `resolve*` below.
+ */
 export const privacyApiConfigSchema = z.object({
   ...commonEnvShape,
   PRIVACY_API_PORT: envPort(3001),
   PRIVACY_API_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Mounts every route under this prefix too (gateway clients call /personvern/...). */
+  PRIVACY_API_BASE_PATH: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^\/[A-Za-z0-9._~\-/]*[^/]$/.test(v), {
+      message: 'expected "" or a path such as /personvern (leading slash, no trailing slash)',
+    }),
+  /** Synthetic test identity numbers (month + 80); default true outside production. */
+  PRIVACY_ALLOW_SYNTHETIC_IDS: envBool().optional(),
+  /** Honour X-hn-isdebug: true (validation paths and request id in messages); default true outside production. */
+  PRIVACY_ALLOW_DEBUG: envBool().optional(),
+  /** Entries per page of the active-citizens walk. */
+  PRIVACY_PAGE_SIZE: envInt({ min: 1, max: 10_000, default: 1000 }),
+  /** Token issuer (`iss`); required in production. */
+  PRIVACY_AUTH_ISSUER: z.string().min(1).optional(),
+  /** Token audience (`aud`), also the prefix of the scopes. */
+  PRIVACY_AUTH_AUDIENCE: z.string().min(1).default('nhn:helsenorge.eksternapi'),
+  /** Where the issuer's signing keys are: a JWKS URL or a JWKS file (one of them in production). */
+  PRIVACY_AUTH_JWKS_URL: z.url().optional(),
+  PRIVACY_AUTH_JWKS_FILE: z.string().min(1).optional(),
 });
 
 export type PrivacyApiConfig = z.infer<typeof privacyApiConfigSchema>;
+
+const outsideProduction = (config: Pick<PrivacyApiConfig, 'NODE_ENV'>) =>
+  config.NODE_ENV !== 'production';
+
+export function resolveAllowSyntheticIds(
+  config: Pick<PrivacyApiConfig, 'NODE_ENV' | 'PRIVACY_ALLOW_SYNTHETIC_IDS'>,
+): boolean {
+  return config.PRIVACY_ALLOW_SYNTHETIC_IDS ?? outsideProduction(config);
+}
+
+export function resolveAllowDebug(
+  config: Pick<PrivacyApiConfig, 'NODE_ENV' | 'PRIVACY_ALLOW_DEBUG'>,
+): boolean {
+  return config.PRIVACY_ALLOW_DEBUG ?? outsideProduction(config);
+}

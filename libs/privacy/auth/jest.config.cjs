@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'privacy-auth',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

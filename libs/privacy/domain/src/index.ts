@@ -1,0 +1,27 @@
+export { PRIVACY_CODES, privacyErrors } from './lib/errors';
+export { ageOn, isValidFnr, parseFnr, type FnrKind, type ParsedFnr } from './lib/fnr';
+export {
+  BUILT_IN_PART,
+  DEFINITION_TEMPLATES,
+  findTemplate,
+  YOUTH_APP_DEFINITION_GUID,
+  YOUTH_APP_TEMPLATE_GUID,
+  type DefinitionTemplate,
+} from './lib/templates';
+export { mayUsePart, resolveDefinition } from './lib/definition-access';
+export {
+  DEFINITION_STATUSES,
+  PI_TYPES,
+  type Actor,
+  type Definition,
+  type DefinitionLookup,
+  type DefinitionStatus,
+  type DetaljertAngivelseFaste,
+  type FasteMetadata,
+  type GrantAccess,
+  type GrantLookup,
+  type OmfangElement,
+  type PiType,
+  type Relasjon,
+  type Tidsbegrensning,
+} from './lib/types';
