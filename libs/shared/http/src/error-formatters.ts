@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, statusText } from '@nhp/shared-errors';
 
 export interface FormattedError {
@@ -7,8 +7,20 @@ export interface FormattedError {
   body: unknown;
 }
 
+/**
+ * The request an error answers, without a framework: an Express request is one, and so is what
+ * `listen` builds for an error Node's HTTP parser raises before any request exists (there
+ * `originalUrl` is the request line's path when it could be read, else "/", and `headers` is empty).
+ */
+export interface ErrorContext {
+  readonly originalUrl: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The request id (also sent as X-Request-Id). */
+  readonly id?: unknown;
+}
+
 /** Turns an AppError into the service's error response. Chosen once per app, in createHttpApp. */
-export type ErrorFormatter = (err: AppError, req: Request) => FormattedError;
+export type ErrorFormatter = (err: AppError, req: ErrorContext) => FormattedError;
 
 const UNEXPOSED_MESSAGE = 'An unexpected error occurred';
 

@@ -2,6 +2,7 @@ export {
   clientMessage,
   createProblemDetailsFormatter,
   problemDetailsFormatter,
+  type ErrorContext,
   type ErrorFormatter,
   type FormattedError,
   type ProblemDetails,
