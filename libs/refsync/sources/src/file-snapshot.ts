@@ -1,7 +1,7 @@
 import { open, rm } from 'node:fs/promises';
 import type { UpstreamRecord, UpstreamSnapshot } from '@nhp/refsync-sync';
 import { parseUpstream } from './parse-upstream';
-import { UpstreamError } from './upstream-error';
+import { upstreamError } from './upstream-error';
 
 /**
  * Opens a local file as a snapshot. The file handle is kept open so that every pass reads the same
@@ -18,12 +18,11 @@ export async function openFileSnapshot(
     handle = await open(path, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UpstreamError(
+    throw upstreamError(
       code === 'ENOENT' ? 'not_found' : 'unreachable',
       code === 'ENOENT'
         ? `upstream file not found: ${description}`
         : `cannot read upstream file ${description} (${code})`,
-      false,
       { cause: err },
     );
   }

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import pRetry from 'p-retry';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { SyncLogger, UpstreamSnapshot } from '@nhp/refsync-sync';
+import type { AppError } from '@nhp/shared-errors';
 import { openFileSnapshot } from './file-snapshot';
-import { UpstreamError } from './upstream-error';
+import { isUpstreamError, isRetryableUpstreamError, upstreamError } from './upstream-error';
 
 export interface HttpSourceOptions {
   /** Extra request headers, e.g. the configured Authorization header. Never logged. */
@@ -16,7 +18,7 @@ export interface HttpSourceOptions {
   timeoutMs: number;
   /** Further attempts after the first one, for network errors, timeouts and 5xx. */
   retries: number;
-  /** First backoff delay; doubles per attempt, with jitter, capped by maxDelayMs. */
+  /** First backoff delay; doubles per attempt, times a random 1-2 (p-retry), capped by maxDelayMs. */
   baseDelayMs?: number;
   maxDelayMs?: number;
   logger?: Pick<SyncLogger, 'warn'>;
@@ -31,31 +33,39 @@ export async function openHttpSnapshot(
   description: string,
   options: HttpSourceOptions,
 ): Promise<UpstreamSnapshot> {
-  const baseDelay = options.baseDelayMs ?? 500;
-  const maxDelay = options.maxDelayMs ?? 30_000;
   const dir = await mkdtemp(join(tmpdir(), 'refsync-upstream-'));
   const file = join(dir, 'snapshot.json');
   try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await download(url, description, file, options);
-        return await openFileSnapshot(file, description, { removeOnClose: dir });
-      } catch (err) {
-        const error = asUpstreamError(err, description, options.timeoutMs);
-        if (!error.retryable || attempt >= options.retries) throw error;
-        const delay = Math.min(maxDelay, baseDelay * 2 ** attempt) * (0.5 + Math.random() / 2);
-        options.logger?.warn(
-          {
-            source: description,
-            attempt: attempt + 1,
-            retryInMs: Math.round(delay),
-            reason: error.message,
-          },
-          'upstream download failed, retrying',
-        );
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+    await pRetry(
+      async () => {
+        try {
+          await download(url, description, file, options);
+        } catch (err) {
+          throw asUpstreamError(err, description, options.timeoutMs);
+        }
+      },
+      {
+        retries: options.retries,
+        minTimeout: options.baseDelayMs ?? 500,
+        maxTimeout: options.maxDelayMs ?? 30_000,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isRetryableUpstreamError(error),
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft, retryDelay }) => {
+          if (retriesLeft === 0 || !isRetryableUpstreamError(error)) return;
+          options.logger?.warn(
+            {
+              source: description,
+              attempt: attemptNumber,
+              retryInMs: retryDelay,
+              reason: error.message,
+            },
+            'upstream download failed, retrying',
+          );
+        },
+      },
+    );
+    return await openFileSnapshot(file, description, { removeOnClose: dir });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
@@ -76,13 +86,13 @@ async function download(
   if (!res.ok) {
     // Drain so the connection can be reused; the body of an error page is not needed.
     await res.body?.cancel().catch(() => undefined);
-    throw new UpstreamError(
-      'http_status',
-      `upstream ${description} answered HTTP ${res.status}`,
-      res.status >= 500,
-    );
+    throw upstreamError('http_status', `upstream ${description} answered HTTP ${res.status}`, {
+      retryable: res.status >= 500,
+    });
   }
-  if (!res.body) throw new UpstreamError('truncated', `upstream ${description} sent no body`, true);
+  if (!res.body) {
+    throw upstreamError('truncated', `upstream ${description} sent no body`, { retryable: true });
+  }
   const declared = res.headers.get('content-length');
   // fetch decodes gzip/br, so the declared length only counts bytes when no encoding was applied.
   const comparable = declared !== null && !res.headers.get('content-encoding');
@@ -99,32 +109,33 @@ async function download(
     createWriteStream(file),
   );
   if (comparable && received !== Number(declared)) {
-    throw new UpstreamError(
+    throw upstreamError(
       'truncated',
       `upstream ${description} sent ${received} of ${declared} bytes`,
-      true,
+      {
+        retryable: true,
+      },
     );
   }
 }
 
-function asUpstreamError(err: unknown, description: string, timeoutMs: number): UpstreamError {
-  if (err instanceof UpstreamError) return err;
+function asUpstreamError(err: unknown, description: string, timeoutMs: number): AppError {
+  if (isUpstreamError(err)) return err;
   const e = err as Error & { cause?: { code?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return new UpstreamError(
+    return upstreamError(
       'timeout',
       `upstream ${description} did not answer within ${timeoutMs} ms`,
-      true,
       {
+        retryable: true,
         cause: err,
       },
     );
   }
   const code = e?.cause?.code ?? (e as NodeJS.ErrnoException)?.code;
-  return new UpstreamError(
+  return upstreamError(
     'unreachable',
     `upstream ${description} is unreachable (${code ?? e?.message ?? 'unknown error'})`,
-    true,
-    { cause: err },
+    { retryable: true, cause: err },
   );
 }

@@ -7,4 +7,10 @@ export {
 export { parseUpstream } from './parse-upstream';
 export { openFileSnapshot } from './file-snapshot';
 export { openHttpSnapshot, type HttpSourceOptions } from './http-snapshot';
-export { UpstreamError, type UpstreamErrorCode } from './upstream-error';
+export {
+  isRetryableUpstreamError,
+  isUpstreamError,
+  upstreamError,
+  UPSTREAM_ERROR_CODES,
+  type UpstreamErrorCode,
+} from './upstream-error';

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { UpstreamRecord } from '@nhp/refsync-sync';
-import { UpstreamError } from './upstream-error';
+import { upstreamError } from './upstream-error';
 
 /**
  * One element of an upstream file: its exact bytes, hashed and parsed only when asked. A nightly
@@ -158,7 +158,7 @@ async function* splitJsonArray(
   let line = firstLine;
   let valueLine = firstLine;
   const malformed = (what: string) =>
-    new UpstreamError('malformed', `the upstream JSON array is malformed at line ${line}: ${what}`);
+    upstreamError('malformed', `the upstream JSON array is malformed at line ${line}: ${what}`);
   const element = (bytes: Buffer) => new UpstreamElement(++index, valueLine, bytes);
 
   for await (const b of chunks) {
@@ -257,7 +257,7 @@ async function* splitJsonArray(
     if (state === State.InValue) parts.push(b.subarray(valueStart));
   }
   if (state !== State.Done) {
-    throw new UpstreamError(
+    throw upstreamError(
       'truncated',
       `the upstream JSON array ends early (no closing "]" after ${index} complete items): the file looks truncated`,
     );

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { UpstreamSource } from '@nhp/refsync-sync';
 import { openFileSnapshot } from './file-snapshot';
 import { openHttpSnapshot, type HttpSourceOptions } from './http-snapshot';
-import { UpstreamError } from './upstream-error';
+import { upstreamError } from './upstream-error';
 
 export type UpstreamSourceOptions = HttpSourceOptions;
 
@@ -18,7 +18,7 @@ export function createUpstreamSource(
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new UpstreamError(
+    throw upstreamError(
       'unsupported_url',
       `not a URL: ${JSON.stringify(describeUpstreamUrl(rawUrl))}`,
     );
@@ -38,7 +38,7 @@ export function createUpstreamSource(
         }),
     };
   }
-  throw new UpstreamError(
+  throw upstreamError(
     'unsupported_url',
     `unsupported upstream URL scheme "${url.protocol}" (use file:, http: or https:)`,
   );

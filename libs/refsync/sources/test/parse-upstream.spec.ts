@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { UpstreamRecord } from '@nhp/refsync-sync';
 import { parseUpstream } from '../src/parse-upstream';
-import { UpstreamError } from '../src/upstream-error';
+import { AppError } from '@nhp/shared-errors';
 
 /** Feeds the text in chunks of `size` bytes, so every boundary case gets crossed. */
 async function* chunked(text: string, size: number): AsyncGenerator<Buffer> {
@@ -94,14 +94,20 @@ describe('parseUpstream', () => {
   });
 
   it('when the array is not closed, then reading fails as truncated', async () => {
-    await expect(collect('[{"id":"a"},{"id":"b"}')).rejects.toMatchObject({ code: 'truncated' });
-    await expect(collect('[{"id":"a"},{"id":"b"')).rejects.toBeInstanceOf(UpstreamError);
+    await expect(collect('[{"id":"a"},{"id":"b"}')).rejects.toMatchObject({
+      code: 'UPSTREAM_TRUNCATED',
+    });
+    await expect(collect('[{"id":"a"},{"id":"b"')).rejects.toBeInstanceOf(AppError);
   });
 
   it('when the array structure is broken, then reading fails as malformed', async () => {
-    await expect(collect('[{"id":"a"} {"id":"b"}]')).rejects.toMatchObject({ code: 'malformed' });
-    await expect(collect('[,{"id":"a"}]')).rejects.toMatchObject({ code: 'malformed' });
-    await expect(collect('[{"id":"a"}] trailing')).rejects.toMatchObject({ code: 'malformed' });
+    await expect(collect('[{"id":"a"} {"id":"b"}]')).rejects.toMatchObject({
+      code: 'UPSTREAM_MALFORMED',
+    });
+    await expect(collect('[,{"id":"a"}]')).rejects.toMatchObject({ code: 'UPSTREAM_MALFORMED' });
+    await expect(collect('[{"id":"a"}] trailing')).rejects.toMatchObject({
+      code: 'UPSTREAM_MALFORMED',
+    });
   });
 
   it('when the input is empty or an empty array, then there are no records', async () => {

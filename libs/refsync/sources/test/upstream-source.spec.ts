@@ -60,7 +60,7 @@ describe('file:// source', () => {
 
   it('when the file does not exist, then opening fails as not_found', async () => {
     const source = createUpstreamSource(pathToFileURL(join(dir, 'missing.json')).href, fastRetry);
-    await expect(source.open()).rejects.toMatchObject({ code: 'not_found' });
+    await expect(source.open()).rejects.toMatchObject({ code: 'UPSTREAM_NOT_FOUND' });
   });
 
   it('when the URL scheme is not supported, then creating the source fails', () => {
@@ -129,7 +129,7 @@ describe('http(s):// source', () => {
     handler = (_req, res) => res.writeHead(500).end();
     await expect(createUpstreamSource(`${base}/down.json`, fastRetry).open()).rejects.toMatchObject(
       {
-        code: 'http_status',
+        code: 'UPSTREAM_HTTP_STATUS',
         message: expect.stringContaining('500'),
       },
     );
@@ -141,8 +141,8 @@ describe('http(s):// source', () => {
     await expect(
       createUpstreamSource(`${base}/missing.json`, fastRetry).open(),
     ).rejects.toMatchObject({
-      code: 'http_status',
-      retryable: false,
+      code: 'UPSTREAM_HTTP_STATUS',
+      category: 'client',
     });
     expect(requests).toHaveLength(1);
     requests.length = 0;
@@ -163,7 +163,7 @@ describe('http(s):// source', () => {
         timeoutMs: 100,
         retries: 1,
       }).open(),
-    ).rejects.toMatchObject({ code: 'timeout' });
+    ).rejects.toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
     expect(requests).toHaveLength(2);
   });
 
@@ -194,7 +194,7 @@ describe('http(s):// source', () => {
     await expect(
       createUpstreamSource(`http://127.0.0.1:${port}/x.json`, fastRetry).open(),
     ).rejects.toMatchObject({
-      code: 'unreachable',
+      code: 'UPSTREAM_UNREACHABLE',
     });
   });
 });

@@ -59,12 +59,19 @@ export interface StagedChange {
   isDeleted: boolean;
 }
 
-/** Structurally the outbox entry of @nhp/refsync-data-access (domain code may not import it). */
+/**
+ * An event recorded in the outbox (with the commit that caused it), to be published by the outbox
+ * publisher. The one definition: the write repository of @nhp/refsync-data-access stores it, the
+ * sync builds it, the importer publishes it.
+ */
 export interface OutboxEvent {
+  /** The CloudEvent id, also the Nats-Msg-Id. */
   id: string;
   subject: string;
+  /** The full CloudEvent. */
   payload: object;
   createdAt: Date;
+  /** null (or absent) until JetStream acknowledged it. */
   publishedAt?: Date | null;
 }
 

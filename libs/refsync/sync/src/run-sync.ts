@@ -11,6 +11,7 @@ import {
   deletionShare,
   eventCounts,
   exceedsDeletionShare,
+  type ChangeSetCounts,
 } from '@nhp/refsync-domain';
 import type {
   OutboxEvent,
@@ -22,11 +23,12 @@ import type {
   UpstreamSource,
 } from './ports';
 import {
-  SyncAbortedError,
   formatReport,
-  type DatasetSummary,
+  isSyncAborted,
+  syncAborted,
   type DuplicateId,
   type InvalidItem,
+  type SyncAbortedError,
   type ValidationReport,
 } from './report';
 
@@ -37,6 +39,7 @@ export interface SyncDependencies {
   buildEvent(data: SyncCompletedEventData, options: { id: string; time: Date }): OutboxEvent;
   /** Confirms (and extends) the single-writer lease; throws when it is lost. */
   assertLeader?(): Promise<void>;
+  /** The run's logger: its lines already carry the run id, so the sync never adds it again. */
   logger: SyncLogger;
   now?: () => Date;
 }
@@ -75,7 +78,7 @@ export interface SyncResult {
   currentVersion: number;
   /** Set when this run committed a version. */
   committedVersion: number | null;
-  datasets: Record<Dataset, DatasetSummary>;
+  datasets: Record<Dataset, ChangeSetCounts>;
   sources: Record<Dataset, string>;
   startedAt: Date;
   completedAt: Date;
@@ -89,7 +92,7 @@ export interface SyncResult {
 
 interface DatasetPlan {
   dataset: Dataset;
-  summary: DatasetSummary;
+  counts: ChangeSetCounts;
   /** id -> hash of every item to write as active (added, changed, reappeared). */
   upserts: Map<string, string>;
   /** The validated data of the upserts, kept from the first pass while they are few enough. */
@@ -100,8 +103,29 @@ interface DatasetPlan {
   timings: { readMs: number; waitedForCommittedMs: number; buffered: boolean };
 }
 
+/** What every step of one run shares. */
+interface RunContext {
+  deps: SyncDependencies;
+  options: SyncOptions;
+  log: SyncLogger;
+  now: () => Date;
+  startedAt: Date;
+  previousVersion: number;
+}
+
+/** The validated, diffed upstream of both datasets: what the guards judge and the commit writes. */
+interface Plan {
+  snapshots: Record<Dataset, UpstreamSnapshot>;
+  plans: Record<Dataset, DatasetPlan>;
+  datasets: Record<Dataset, ChangeSetCounts>;
+  sources: Record<Dataset, string>;
+}
+
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_MAX_BUFFERED_CHANGES = 10_000;
+
+const byDataset = <T>(value: (dataset: Dataset) => T) =>
+  Object.fromEntries(DATASETS.map((d) => [d, value(d)])) as Record<Dataset, T>;
 
 /**
  * One synchronisation: read both upstream snapshots, validate every item against the contracts,
@@ -115,217 +139,244 @@ const DEFAULT_MAX_BUFFERED_CHANGES = 10_000;
  */
 export async function runSync(deps: SyncDependencies, options: SyncOptions): Promise<SyncResult> {
   const now = deps.now ?? (() => new Date());
-  const log = deps.logger;
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const startedAt = now();
-  const { runId } = options;
+  if (!options.dryRun) await recoverInterruptedRun(deps);
+  const { version: previousVersion } = await deps.store.readState();
+  const run: RunContext = { deps, options, log: deps.logger, now, startedAt, previousVersion };
 
-  if (!options.dryRun) {
-    // Undo whatever a crashed run staged before anything else reads or writes (single writer).
-    const recovered = await deps.store.recover();
-    if (recovered.removed + recovered.restored > 0) {
-      log.warn({ runId, ...recovered }, 'cleaned up after an interrupted run');
-    }
-  }
-  const state = await deps.store.readState();
-  const previousVersion = state.version;
   // Reading the committed state takes seconds at 100k items; it runs while the upstream files are
   // opened and parsed (see planDataset).
-  const committedRefs = Object.fromEntries(
-    DATASETS.map((d) => [d, loadCommittedRefs(deps.store, d)]),
-  ) as Record<Dataset, CommittedRefsLoad>;
-
-  const snapshots: Partial<Record<Dataset, UpstreamSnapshot>> = {};
+  const committedRefs = byDataset((d) => loadCommittedRefs(deps.store, d));
+  const opened: Partial<Record<Dataset, UpstreamSnapshot>> = {};
   try {
-    for (const dataset of DATASETS) {
-      try {
-        snapshots[dataset] = await deps.sources[dataset].open({ logger: log });
-      } catch (err) {
-        throw new SyncAbortedError(
-          'upstream_unavailable',
-          `${dataset}: ${(err as Error).message}`,
-          {},
-          { cause: err },
-        );
-      }
-    }
-    const opened = snapshots as Record<Dataset, UpstreamSnapshot>;
-    const sources = Object.fromEntries(DATASETS.map((d) => [d, opened[d].description])) as Record<
-      Dataset,
-      string
-    >;
-
-    // Pass 1: validate everything and diff, before writing anything.
-    // Both datasets at once: while one waits for its committed refs, the other is parsed.
-    const parts = DATASETS.map(() => ({ invalidItems: [], duplicateIds: [] }) as ValidationReport);
-    const settled = await Promise.allSettled(
-      DATASETS.map((dataset, i) =>
-        planDataset(
-          dataset,
-          opened[dataset],
-          committedRefs[dataset],
-          parts[i] as ValidationReport,
-          options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES,
-        ),
-      ),
-    );
-    // allSettled: when one dataset fails, the other must finish (or fail) before the snapshots close.
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    const planned = settled.map((r) => (r as PromiseFulfilledResult<DatasetPlan>).value);
-    const plans = Object.fromEntries(planned.map((plan) => [plan.dataset, plan])) as Record<
-      Dataset,
-      DatasetPlan
-    >;
-    // The report lists the datasets in their usual order, each in file order.
-    const report: ValidationReport = {
-      invalidItems: parts.flatMap((part) => part.invalidItems),
-      duplicateIds: parts.flatMap((part) => part.duplicateIds),
-    };
-    const datasets = Object.fromEntries(DATASETS.map((d) => [d, plans[d].summary])) as Record<
-      Dataset,
-      DatasetSummary
-    >;
-    if (report.invalidItems.length + report.duplicateIds.length > 0) {
-      // The message stays readable in a log line; the full report travels in `details`.
-      const lines = formatReport(report, 20);
-      throw new SyncAbortedError(
-        'invalid_upstream',
-        `upstream data rejected, nothing committed: ${report.invalidItems.length} invalid item(s), ` +
-          `${report.duplicateIds.length} duplicate id(s)\n  ${lines.join('\n  ')}`,
-        { report, datasets },
-      );
-    }
-    // A dry run shows the change set even when a guard would stop the real run, and says so.
-    const blockedBy: string[] = [];
-    for (const dataset of DATASETS) {
-      try {
-        guardDeletions(plans[dataset], options, datasets);
-      } catch (err) {
-        if (!options.dryRun) throw err;
-        blockedBy.push((err as Error).message);
-      }
-    }
-
-    const changedCount = DATASETS.reduce(
-      (n, d) => n + plans[d].upserts.size + plans[d].deleted.size,
-      0,
-    );
-    log.info(
-      {
-        runId,
-        previousVersion,
-        datasets,
-        timings: Object.fromEntries(DATASETS.map((d) => [d, plans[d].timings])),
-      },
-      changedCount > 0 ? 'change set computed' : 'no change upstream',
-    );
-
-    if (options.dryRun) {
-      return {
-        runId,
-        outcome: 'dry-run',
-        previousVersion,
-        currentVersion: previousVersion,
-        committedVersion: null,
-        datasets,
-        sources,
-        startedAt,
-        completedAt: now(),
-        changes: Object.fromEntries(DATASETS.map((d) => [d, plans[d].ids])) as Record<
-          Dataset,
-          ChangeIds
-        >,
-        blockedBy,
-      };
-    }
-
-    const eventData = (
-      changed: boolean,
-      currentVersion: number,
-      completedAt: Date,
-    ): SyncCompletedEventData => ({
-      runId,
-      previousVersion,
-      currentVersion,
-      changed,
-      datasets: Object.fromEntries(
-        DATASETS.map((d) => {
-          const s = datasets[d];
-          return [d, eventCounts({ counts: { ...s, activeAfter: s.total } })];
-        }),
-      ) as SyncCompletedEventData['datasets'],
-      startedAt: startedAt.toISOString(),
-      completedAt: completedAt.toISOString(),
-      source: sources,
-    });
-
-    if (changedCount === 0) {
-      const completedAt = now();
-      const event = deps.buildEvent(eventData(false, previousVersion, completedAt), {
-        id: syncCompletedEventId(previousVersion, runId),
-        time: completedAt,
-      });
-      await deps.store.recordUnchangedRun(event);
-      return {
-        runId,
-        outcome: 'unchanged',
-        previousVersion,
-        currentVersion: previousVersion,
-        committedVersion: null,
-        datasets,
-        sources,
-        startedAt,
-        completedAt,
-        event,
-      };
-    }
-
-    // Pass 2: stage version V+1 (invisible to readers until the commit).
-    const nextVersion = previousVersion + 1;
-    const committedAt = now();
-    for (const dataset of DATASETS) {
-      await stageDataset(
-        plans[dataset],
-        opened[dataset],
-        deps.store,
-        nextVersion,
-        committedAt,
-        batchSize,
-      );
-    }
-    log.info({ runId, nextVersion }, 'change set staged');
-    await options.afterStaged?.({ nextVersion });
-
-    await deps.assertLeader?.();
-    const event = deps.buildEvent(eventData(true, nextVersion, committedAt), {
-      id: syncCompletedEventId(nextVersion),
-      time: committedAt,
-    });
-    await deps.store.commit({ expectedVersion: previousVersion, nextVersion, committedAt, event });
-    log.info({ runId, version: nextVersion }, 'version committed');
-    return {
-      runId,
-      outcome: 'committed',
-      previousVersion,
-      currentVersion: nextVersion,
-      committedVersion: nextVersion,
-      datasets,
-      sources,
-      startedAt,
-      completedAt: committedAt,
-      event,
-    };
+    const snapshots = await openSnapshots(run, opened);
+    const plan = await planChangeSet(run, snapshots, committedRefs);
+    const blockedBy = guard(run, plan);
+    if (options.dryRun) return dryRunResult(run, plan, blockedBy);
+    if (!hasChanges(plan)) return await recordUnchanged(run, plan);
+    return await stageAndCommit(run, plan);
   } catch (err) {
-    if (err instanceof SyncAbortedError) err.details.previousVersion ??= previousVersion;
+    if (isSyncAborted(err)) err.details.previousVersion ??= previousVersion;
     throw err;
   } finally {
-    for (const snapshot of Object.values(snapshots)) {
-      await snapshot
-        .close()
-        .catch((err: unknown) => log.warn({ runId, err }, 'could not close upstream snapshot'));
+    await closeSnapshots(run, opened);
+  }
+}
+
+/** Undoes whatever a crashed run staged, before anything else reads or writes (single writer). */
+async function recoverInterruptedRun(deps: SyncDependencies): Promise<void> {
+  const recovered = await deps.store.recover();
+  if (recovered.removed + recovered.restored > 0) {
+    deps.logger.warn({ ...recovered }, 'cleaned up after an interrupted run');
+  }
+}
+
+/** Opens every dataset's upstream; each one opened is put in `opened` at once, for closing. */
+async function openSnapshots(
+  run: RunContext,
+  opened: Partial<Record<Dataset, UpstreamSnapshot>>,
+): Promise<Record<Dataset, UpstreamSnapshot>> {
+  for (const dataset of DATASETS) {
+    try {
+      opened[dataset] = await run.deps.sources[dataset].open({ logger: run.log });
+    } catch (err) {
+      throw syncAborted(
+        'upstream_unavailable',
+        `${dataset}: ${(err as Error).message}`,
+        {},
+        { cause: err },
+      );
     }
   }
+  return opened as Record<Dataset, UpstreamSnapshot>;
+}
+
+async function closeSnapshots(
+  run: RunContext,
+  opened: Partial<Record<Dataset, UpstreamSnapshot>>,
+): Promise<void> {
+  for (const snapshot of Object.values(opened)) {
+    await snapshot
+      .close()
+      .catch((err: unknown) => run.log.warn({ err }, 'could not close upstream snapshot'));
+  }
+}
+
+/**
+ * Pass 1: validates everything and diffs it, before anything is written. Both datasets at once:
+ * while one waits for its committed refs, the other is parsed. Any invalid item or duplicate id
+ * aborts the run with a report naming each one.
+ */
+async function planChangeSet(
+  run: RunContext,
+  snapshots: Record<Dataset, UpstreamSnapshot>,
+  committedRefs: Record<Dataset, CommittedRefsLoad>,
+): Promise<Plan> {
+  const maxBuffered = run.options.maxBufferedChanges ?? DEFAULT_MAX_BUFFERED_CHANGES;
+  const parts = DATASETS.map((): ValidationReport => ({ invalidItems: [], duplicateIds: [] }));
+  const settled = await Promise.allSettled(
+    DATASETS.map((dataset, i) =>
+      planDataset(
+        dataset,
+        snapshots[dataset],
+        committedRefs[dataset],
+        parts[i] as ValidationReport,
+        maxBuffered,
+      ),
+    ),
+  );
+  // allSettled: when one dataset fails, the other must finish (or fail) before the snapshots close.
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const planned = settled.map((r) => (r as PromiseFulfilledResult<DatasetPlan>).value);
+  const plans = Object.fromEntries(planned.map((p) => [p.dataset, p])) as Record<
+    Dataset,
+    DatasetPlan
+  >;
+  const datasets = byDataset((d) => plans[d].counts);
+  // The report lists the datasets in their usual order, each in file order.
+  const report: ValidationReport = {
+    invalidItems: parts.flatMap((part) => part.invalidItems),
+    duplicateIds: parts.flatMap((part) => part.duplicateIds),
+  };
+  if (report.invalidItems.length + report.duplicateIds.length > 0) {
+    // The message stays readable in a log line; the full report travels in `details`.
+    const lines = formatReport(report, 20);
+    throw syncAborted(
+      'invalid_upstream',
+      `upstream data rejected, nothing committed: ${report.invalidItems.length} invalid item(s), ` +
+        `${report.duplicateIds.length} duplicate id(s)\n  ${lines.join('\n  ')}`,
+      { report, datasets },
+    );
+  }
+  return { snapshots, plans, datasets, sources: byDataset((d) => snapshots[d].description) };
+}
+
+/**
+ * The deletion guards. A real run stops at the first one that fails; a dry run shows the change
+ * set anyway and returns why the real run would stop.
+ */
+function guard(run: RunContext, plan: Plan): string[] {
+  const blockedBy: string[] = [];
+  for (const dataset of DATASETS) {
+    try {
+      guardDeletions(plan.plans[dataset], run.options, plan.datasets);
+    } catch (err) {
+      if (!run.options.dryRun) throw err;
+      blockedBy.push((err as Error).message);
+    }
+  }
+  run.log.info(
+    {
+      previousVersion: run.previousVersion,
+      datasets: plan.datasets,
+      timings: byDataset((d) => plan.plans[d].timings),
+    },
+    hasChanges(plan) ? 'change set computed' : 'no change upstream',
+  );
+  return blockedBy;
+}
+
+function hasChanges(plan: Plan): boolean {
+  return DATASETS.some((d) => plan.plans[d].upserts.size + plan.plans[d].deleted.size > 0);
+}
+
+function dryRunResult(run: RunContext, plan: Plan, blockedBy: string[]): SyncResult {
+  return {
+    ...resultBase(run, plan),
+    outcome: 'dry-run',
+    currentVersion: run.previousVersion,
+    committedVersion: null,
+    completedAt: run.now(),
+    changes: byDataset((d) => plan.plans[d].ids),
+    blockedBy,
+  };
+}
+
+/** No change: the version stays, and an event with zero counts is recorded for downstream. */
+async function recordUnchanged(run: RunContext, plan: Plan): Promise<SyncResult> {
+  const completedAt = run.now();
+  const event = run.deps.buildEvent(
+    eventData(run, plan, { changed: false, currentVersion: run.previousVersion, completedAt }),
+    { id: syncCompletedEventId(run.previousVersion, run.options.runId), time: completedAt },
+  );
+  await run.deps.store.recordUnchangedRun(event);
+  return {
+    ...resultBase(run, plan),
+    outcome: 'unchanged',
+    currentVersion: run.previousVersion,
+    committedVersion: null,
+    completedAt,
+    event,
+  };
+}
+
+/**
+ * Pass 2: stages version V+1 (invisible to readers), confirms the lease, then commits it with its
+ * event in one write.
+ */
+async function stageAndCommit(run: RunContext, plan: Plan): Promise<SyncResult> {
+  const { deps, options, log, previousVersion } = run;
+  const nextVersion = previousVersion + 1;
+  const committedAt = run.now();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  for (const dataset of DATASETS) {
+    await stageDataset(
+      plan.plans[dataset],
+      plan.snapshots[dataset],
+      deps.store,
+      nextVersion,
+      committedAt,
+      batchSize,
+    );
+  }
+  log.info({ nextVersion }, 'change set staged');
+  await options.afterStaged?.({ nextVersion });
+
+  await deps.assertLeader?.();
+  const event = deps.buildEvent(
+    eventData(run, plan, { changed: true, currentVersion: nextVersion, completedAt: committedAt }),
+    { id: syncCompletedEventId(nextVersion), time: committedAt },
+  );
+  await deps.store.commit({ expectedVersion: previousVersion, nextVersion, committedAt, event });
+  log.info({ version: nextVersion }, 'version committed');
+  return {
+    ...resultBase(run, plan),
+    outcome: 'committed',
+    currentVersion: nextVersion,
+    committedVersion: nextVersion,
+    completedAt: committedAt,
+    event,
+  };
+}
+
+function resultBase(run: RunContext, plan: Plan) {
+  return {
+    runId: run.options.runId,
+    previousVersion: run.previousVersion,
+    datasets: plan.datasets,
+    sources: plan.sources,
+    startedAt: run.startedAt,
+  };
+}
+
+function eventData(
+  run: RunContext,
+  plan: Plan,
+  outcome: { changed: boolean; currentVersion: number; completedAt: Date },
+): SyncCompletedEventData {
+  return {
+    runId: run.options.runId,
+    previousVersion: run.previousVersion,
+    currentVersion: outcome.currentVersion,
+    changed: outcome.changed,
+    datasets: byDataset((d) =>
+      eventCounts({ counts: plan.datasets[d] }),
+    ) as SyncCompletedEventData['datasets'],
+    startedAt: run.startedAt.toISOString(),
+    completedAt: outcome.completedAt.toISOString(),
+    source: plan.sources,
+  };
 }
 
 interface ValidItem {
@@ -512,21 +563,12 @@ async function planDataset(
 
   const committed = await refs.done;
   const changeSet = computeChangeSet(upstream, committed);
-  const c = changeSet.counts;
   const upserts = new Map<string, string>();
   for (const item of [...changeSet.added, ...changeSet.changed, ...changeSet.reappeared])
     upserts.set(item.id, item.hash);
   return {
     dataset,
-    summary: {
-      added: c.added,
-      changed: c.changed,
-      deleted: c.deleted,
-      reappeared: c.reappeared,
-      unchanged: c.unchanged,
-      activeBefore: c.activeBefore,
-      total: c.activeAfter,
-    },
+    counts: changeSet.counts,
     upserts,
     ...(buffered ? { buffered } : {}),
     timings: {
@@ -547,25 +589,25 @@ async function planDataset(
 function guardDeletions(
   plan: DatasetPlan,
   options: SyncOptions,
-  datasets: Record<Dataset, DatasetSummary>,
+  datasets: Record<Dataset, ChangeSetCounts>,
 ): void {
-  const { summary, dataset } = plan;
+  const { counts, dataset } = plan;
   // An empty upstream never wipes a dataset, not even when forced: that is a broken export, not a decision.
-  if (summary.total === 0 && summary.activeBefore > 0) {
-    throw new SyncAbortedError(
+  if (counts.activeAfter === 0 && counts.activeBefore > 0) {
+    throw syncAborted(
       'empty_upstream',
-      `${dataset}: upstream sent no items while ${summary.activeBefore} are active; refusing to delete them all (nothing committed)`,
+      `${dataset}: upstream sent no items while ${counts.activeBefore} are active; refusing to delete them all (nothing committed)`,
       { datasets },
     );
   }
   if (
     !options.allowMassDelete &&
-    exceedsDeletionShare(summary.deleted, summary.activeBefore, options.maxDeleteShare)
+    exceedsDeletionShare(counts.deleted, counts.activeBefore, options.maxDeleteShare)
   ) {
-    const share = (deletionShare(summary.deleted, summary.activeBefore) * 100).toFixed(1);
-    throw new SyncAbortedError(
+    const share = (deletionShare(counts.deleted, counts.activeBefore) * 100).toFixed(1);
+    throw syncAborted(
       'mass_deletion',
-      `${dataset}: the run would delete ${summary.deleted} of ${summary.activeBefore} active items (${share}%), ` +
+      `${dataset}: the run would delete ${counts.deleted} of ${counts.activeBefore} active items (${share}%), ` +
         `more than the allowed ${(options.maxDeleteShare * 100).toFixed(1)}%; nothing committed. ` +
         'If upstream really removed them, run again with --allow-mass-delete.',
       { datasets },
@@ -648,7 +690,7 @@ async function* readable(
   try {
     yield* snapshot.records();
   } catch (err) {
-    throw new SyncAbortedError(
+    throw syncAborted(
       'invalid_upstream',
       `${dataset}: ${(err as Error).message}; nothing committed`,
       {},
@@ -658,7 +700,7 @@ async function* readable(
 }
 
 function upstreamChanged(dataset: Dataset, detail: string): SyncAbortedError {
-  return new SyncAbortedError(
+  return syncAborted(
     'upstream_changed',
     `${dataset}: the upstream file changed while it was being read (${detail}); nothing committed, the next run will pick up the new file`,
   );

@@ -1,5 +1,12 @@
 import { SYNC_COMPLETED_SUBJECT, type SyncCompletedEventData } from '@nhp/refsync-contracts';
-import { runSync, SyncAbortedError, type SyncOptions } from '../src';
+import { AppError } from '@nhp/shared-errors';
+import {
+  isSyncAborted,
+  runSync,
+  syncAborted,
+  type SyncAbortedError,
+  type SyncOptions,
+} from '../src';
 import { MemorySource, MemoryStore } from './memory-store';
 
 const tg = (id: string, name = `Group ${id}`, extra: object = {}) => ({ id, name, ...extra });
@@ -93,7 +100,8 @@ describe('runSync', () => {
       changed: 1,
       deleted: 1,
       reappeared: 0,
-      total: 6,
+      activeBefore: 6,
+      activeAfter: 6,
     });
     expect(second.datasets.reimbursementGroup).toMatchObject({
       added: 0,
@@ -184,10 +192,19 @@ describe('runSync', () => {
     // The same bytes twice are the same id twice: a duplicate, reported, nothing committed.
     sources.treatmentGroup.values = [tg('T1'), tg('T2', 'renamed'), tg('T3'), tg('T1')];
     const duplicated = await sync().catch((err: unknown) => err);
-    expect(duplicated).toBeInstanceOf(SyncAbortedError);
+    expect(isSyncAborted(duplicated)).toBe(true);
     expect((duplicated as SyncAbortedError).details.report?.duplicateIds).toEqual([
       { dataset: 'treatmentGroup', id: 'T1', positions: [1, 4] },
     ]);
+  });
+
+  it('when a run logs, then its lines leave the run id to the run logger (it is bound there once)', async () => {
+    const { sync, logs } = setup([tg('T1')], [rg('R1')]);
+    await sync();
+    expect(logs.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['change set computed', 'version committed']),
+    );
+    for (const { obj } of logs) expect(obj).not.toHaveProperty('runId');
   });
 
   it('when items are invalid or ids repeat, then nothing is written and the report names each one', async () => {
@@ -196,9 +213,11 @@ describe('runSync', () => {
       [rg('R1'), { ...rg('R2'), extra: true }],
     );
     const error = await sync().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SyncAbortedError);
+    expect(error).toBeInstanceOf(AppError);
+    expect(isSyncAborted(error)).toBe(true);
     const aborted = error as SyncAbortedError;
-    expect(aborted.reason).toBe('invalid_upstream');
+    expect(aborted.details.reason).toBe('invalid_upstream');
+    expect(aborted.code).toBe('SYNC_INVALID_UPSTREAM');
     expect(aborted.details.report?.invalidItems).toEqual([
       expect.objectContaining({
         dataset: 'treatmentGroup',
@@ -233,9 +252,11 @@ describe('runSync', () => {
     await sync();
     sources.treatmentGroup.values = [...thirty.slice(0, 29), tg('T0'), { id: 'T29', name: '' }];
     const error = await sync().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SyncAbortedError);
+    expect(error).toBeInstanceOf(AppError);
+    expect(isSyncAborted(error)).toBe(true);
     const aborted = error as SyncAbortedError;
-    expect(aborted.reason).toBe('invalid_upstream');
+    expect(aborted.details.reason).toBe('invalid_upstream');
+    expect(aborted.code).toBe('SYNC_INVALID_UPSTREAM');
     expect(aborted.details.report?.invalidItems).toEqual([
       expect.objectContaining({
         dataset: 'treatmentGroup',
@@ -256,7 +277,8 @@ describe('runSync', () => {
     await sync();
     sources.treatmentGroup.values = ten.slice(0, 7);
     await expect(sync()).rejects.toMatchObject({
-      reason: 'mass_deletion',
+      code: 'SYNC_MASS_DELETION',
+      details: { reason: 'mass_deletion' },
       message: expect.stringMatching(/3 of 10.*--allow-mass-delete/),
     });
     expect(store.version).toBe(1);
@@ -277,7 +299,8 @@ describe('runSync', () => {
     await sync();
     sources.reimbursementGroup.values = [];
     await expect(sync({ allowMassDelete: true })).rejects.toMatchObject({
-      reason: 'empty_upstream',
+      code: 'SYNC_EMPTY_UPSTREAM',
+      details: { reason: 'empty_upstream' },
     });
     expect(store.active('reimbursementGroup')).toEqual(['R1']);
   });
@@ -306,7 +329,8 @@ describe('runSync', () => {
     };
     // More changes than may be kept in memory: staged from a second pass, which checks each hash.
     await expect(sync({ maxBufferedChanges: 0 })).rejects.toMatchObject({
-      reason: 'upstream_changed',
+      code: 'SYNC_UPSTREAM_CHANGED',
+      details: { reason: 'upstream_changed' },
     });
     expect(store.version).toBe(0);
   });
@@ -365,12 +389,12 @@ describe('runSync', () => {
             createdAt: time,
           }),
           assertLeader: async () => {
-            throw new SyncAbortedError('lease_lost', 'lease taken over');
+            throw syncAborted('lease_lost', 'lease taken over');
           },
         },
         { runId: 'r', maxDeleteShare: 0.2 },
       ),
-    ).rejects.toMatchObject({ reason: 'lease_lost' });
+    ).rejects.toMatchObject({ code: 'SYNC_LEASE_LOST', details: { reason: 'lease_lost' } });
     expect(store.version).toBe(0);
   });
 
@@ -380,7 +404,8 @@ describe('runSync', () => {
       throw new Error('HTTP 503');
     };
     await expect(sync()).rejects.toMatchObject({
-      reason: 'upstream_unavailable',
+      code: 'SYNC_UPSTREAM_UNAVAILABLE',
+      details: { reason: 'upstream_unavailable' },
       message: 'reimbursementGroup: HTTP 503',
     });
     expect(store.version).toBe(0);
