@@ -1,0 +1,18 @@
+export {
+  AUDIT_COLLECTION,
+  createJournal,
+  ensureJournalIndexes,
+  JOURNAL_FIELD,
+  journalPush,
+  newJournalEntry,
+  PENDING_COLLECTION,
+  type AuditActor,
+  type AuditFilter,
+  type AuditRecord,
+  type AuditTarget,
+  type CreateJournalOptions,
+  type Journal,
+  type JournalEntry,
+  type JournalEvent,
+  type NewJournalEntry,
+} from './journal';
