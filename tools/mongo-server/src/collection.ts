@@ -51,7 +51,7 @@ export class Collection {
       throw new MongoServerError('BadValue', "can't use a regex for _id");
     }
     if (id === undefined) throw new MongoServerError('BadValue', "can't use undefined for _id");
-    checkFieldNames(out, true);
+    checkFieldNames(out);
     const size = calculateObjectSize(out);
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
@@ -90,7 +90,7 @@ export class Collection {
         `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`,
       );
     }
-    checkFieldNames(doc, true);
+    checkFieldNames(doc);
     const view = knownView ?? toViewDoc(doc);
     const affected = touched
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
@@ -292,15 +292,32 @@ function numericRanges(
   return out;
 }
 
-/** mongod refuses stored field names that start with `$` at the top level, and empty `_id` paths. */
-function checkFieldNames(doc: Doc, topLevel: boolean): void {
-  if (!topLevel) return;
-  for (const k of Object.keys(doc)) {
+/**
+ * Field names as MongoDB 5.0+ stores them: top-level and embedded names may start with `$` or hold
+ * dots ("Field Names with Periods and Dollar Signs"), but `_id`, when it is a document, may not
+ * hold `$`-prefixed names at any depth (mongod: DollarPrefixedFieldName, "_id fields may not
+ * contain '$'-prefixed fields"). Replacement documents are checked for top-level `$` names where
+ * they are parsed (update.ts), since pipeline updates may store them.
+ */
+function checkFieldNames(doc: Doc): void {
+  const id = doc['_id'];
+  if (id !== null && typeof id === 'object') checkIdNames(id);
+}
+
+function checkIdNames(v: unknown): void {
+  if (Array.isArray(v)) {
+    for (const e of v) if (e !== null && typeof e === 'object') checkIdNames(e);
+    return;
+  }
+  if (!isPlainObject(v)) return;
+  for (const k of Object.keys(v)) {
     if (k.startsWith('$')) {
       throw new MongoServerError(
         'DollarPrefixedFieldName',
-        `Document can't have $ prefixed field names: ${k}`,
+        `_id fields may not contain '$'-prefixed fields: ${k} is not valid for storage.`,
       );
     }
+    const e = v[k];
+    if (e !== null && typeof e === 'object') checkIdNames(e);
   }
 }

@@ -38,6 +38,8 @@ export interface ServerCursor {
   pendingBound: number | undefined;
   source: DocSource;
   lastUsed: number;
+  /** Opened with noCursorTimeout: never reaped for being idle. */
+  noTimeout: boolean;
 }
 
 export class CursorRegistry {
@@ -49,6 +51,7 @@ export class CursorRegistry {
     docs: Doc[] | DocSource,
     batchSize: number | undefined,
     singleBatch: boolean,
+    noTimeout = false,
   ): { batch: Doc[]; id: Long } {
     const source = Array.isArray(docs) ? arraySource(docs) : docs;
     const size = batchSize ?? DEFAULT_FIRST_BATCH;
@@ -57,7 +60,7 @@ export class CursorRegistry {
     const batch = size === 0 ? [] : takeBatch(state, size);
     if (singleBatch || state.pending === undefined) return { batch, id: Long.ZERO };
     const id = newCursorId(this.cursors);
-    this.cursors.set(id.toString(), { id, ns, ...state, lastUsed: Date.now() });
+    this.cursors.set(id.toString(), { id, ns, ...state, lastUsed: Date.now(), noTimeout });
     return { batch, id };
   }
 
@@ -86,7 +89,7 @@ export class CursorRegistry {
 
   reapIdle(now = Date.now()): void {
     for (const [key, c] of this.cursors)
-      if (now - c.lastUsed > CURSOR_TIMEOUT_MS) this.cursors.delete(key);
+      if (!c.noTimeout && now - c.lastUsed > CURSOR_TIMEOUT_MS) this.cursors.delete(key);
   }
 
   clear(): void {

@@ -127,6 +127,100 @@ export function aggregate(
   }
 }
 
+/** The stages MongoDB allows in an update pipeline ("Updates with Aggregation Pipeline"). */
+const UPDATE_STAGES = new Set([
+  '$addFields',
+  '$set',
+  '$project',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+]);
+
+/** Only the stages MongoDB allows in an update pipeline (InvalidOptions otherwise, as mongod). */
+export function checkUpdatePipeline(stages: Doc[]): void {
+  for (const stage of stages) {
+    const name = Object.keys(stage)[0] ?? '';
+    if (Object.keys(stage).length !== 1) {
+      throw new MongoServerError(
+        'Location40323',
+        'A pipeline stage specification object must contain exactly one field.',
+      );
+    }
+    if (!UPDATE_STAGES.has(name)) {
+      throw new MongoServerError(
+        'InvalidOptions',
+        `${name} is not allowed to be used within an update`,
+      );
+    }
+  }
+}
+
+/**
+ * Runs an update pipeline on one view document and returns the new root. The pipeline is run as an
+ * aggregation of that one document (not through mingo's updater, which cannot report fields it
+ * sets under `$`-prefixed or dotted names), so `$replaceWith`/`$setField` may set any field name.
+ */
+export function runUpdatePipeline(view: Doc, stages: Doc[], variables?: Doc): Doc {
+  let out: Doc[];
+  try {
+    out = new Aggregator(stages, options({ variables })).run([view]) as Doc[];
+  } catch (err) {
+    throw fromQueryEngineError(err, 'pipeline');
+  }
+  const next = out[0];
+  if (out.length !== 1 || !next || typeof next !== 'object' || Array.isArray(next)) {
+    throw new MongoServerError('BadValue', 'Update pipeline did not produce a single document');
+  }
+  return next;
+}
+
+/**
+ * Evaluates a command's `let` document once, as MongoDB does: each value is an expression over no
+ * document (constants, operators, `$$NOW`), and the names follow mongod's rules for user variables.
+ */
+export function evaluateLet(letDoc: Doc | undefined, base?: Doc): Doc | undefined {
+  if (!letDoc) return base;
+  for (const name of Object.keys(letDoc)) checkVariableName(name);
+  let out: Doc[];
+  try {
+    out = new Aggregator([{ $replaceWith: letDoc }], options({ variables: base })).run([
+      {},
+    ]) as Doc[];
+  } catch (err) {
+    throw fromQueryEngineError(err, 'pipeline');
+  }
+  return { ...(base ?? {}), ...(out[0] ?? {}) };
+}
+
+/** mongod's Variables::validateNameForUserWrite. */
+function checkVariableName(name: string): void {
+  if (name === '')
+    throw new MongoServerError('Location16866', 'empty variable names are not allowed');
+  const first = name.charCodeAt(0);
+  if (!((first >= 97 && first <= 122) || first > 127)) {
+    throw new MongoServerError(
+      'Location16867',
+      `'${name}' starts with an invalid character for a user variable name`,
+    );
+  }
+  for (const ch of name) {
+    const c = ch.charCodeAt(0);
+    const ok =
+      (c >= 97 && c <= 122) ||
+      (c >= 65 && c <= 90) ||
+      (c >= 48 && c <= 57) ||
+      ch === '_' ||
+      c > 127;
+    if (!ok) {
+      throw new MongoServerError(
+        'Location16868',
+        `'${name}' contains an invalid character for a variable name: '${ch}'`,
+      );
+    }
+  }
+}
+
 /**
  * Applies an update (operator document or pipeline) to one view document in place of a copy and
  * returns the new view. `condition` is the query, needed by the positional `$` operator.

@@ -11,6 +11,9 @@ export const ErrorCodes = {
   Location40415: 40415,
   Location40323: 40323,
   Location40571: 40571,
+  Location16866: 16866,
+  Location16867: 16867,
+  Location16868: 16868,
   APIVersionError: 322,
   InvalidBSON: 22,
   NoSuchKey: 4,
@@ -47,7 +50,9 @@ export const ErrorCodes = {
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
 
-const NAMES = new Map<number, string>(Object.entries(ErrorCodes).map(([name, code]) => [code, name]));
+const NAMES = new Map<number, string>(
+  Object.entries(ErrorCodes).map(([name, code]) => [code, name]),
+);
 
 export class MongoServerError extends Error {
   readonly code: number;
@@ -80,15 +85,21 @@ export function codeName(code: number): string | undefined {
   return NAMES.get(code);
 }
 
-export const badValue = (message: string): MongoServerError => new MongoServerError('BadValue', message);
-export const failedToParse = (message: string): MongoServerError => new MongoServerError('FailedToParse', message);
-export const typeMismatch = (message: string): MongoServerError => new MongoServerError('TypeMismatch', message);
+export const badValue = (message: string): MongoServerError =>
+  new MongoServerError('BadValue', message);
+export const failedToParse = (message: string): MongoServerError =>
+  new MongoServerError('FailedToParse', message);
+export const typeMismatch = (message: string): MongoServerError =>
+  new MongoServerError('TypeMismatch', message);
 
 /**
  * Mingo reports problems with a generic Error; map its messages to the code mongod uses for the same
  * problem, so that e.g. an unknown query operator is BadValue (2) as in MongoDB.
  */
-export function fromQueryEngineError(err: unknown, context: 'query' | 'update' | 'pipeline' | 'projection'): MongoServerError {
+export function fromQueryEngineError(
+  err: unknown,
+  context: 'query' | 'update' | 'pipeline' | 'projection',
+): MongoServerError {
   if (err instanceof MongoServerError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (/unregistered pipeline operator (\$\w+)/.test(message)) {
@@ -101,7 +112,10 @@ export function fromQueryEngineError(err: unknown, context: 'query' | 'update' |
   }
   if (/unknown (top level )?(query )?operator:? ?(\$\w+)/i.test(message)) {
     const name = /(\$\w+)/.exec(message)?.[1];
-    return new MongoServerError('BadValue', `unknown ${message.includes('top level') ? 'top level ' : ''}operator: ${name}`);
+    return new MongoServerError(
+      'BadValue',
+      `unknown ${message.includes('top level') ? 'top level ' : ''}operator: ${name}`,
+    );
   }
   if (/Unknown update operator: '(\$\w+)'/.test(message)) {
     const name = /'(\$\w+)'/.exec(message)?.[1];
@@ -110,10 +124,18 @@ export function fromQueryEngineError(err: unknown, context: 'query' | 'update' |
       `Unknown modifier: ${name}. Expected a valid update modifier or pipeline-style update specified as an array`,
     );
   }
-  if (/would modify the immutable field/.test(message)) return new MongoServerError('ImmutableField', message);
-  if (/would create a conflict/.test(message)) return new MongoServerError('ConflictingUpdateOperators', message);
-  if (/must include the array field for '\.\$'/.test(message) || /positional operator found no match/.test(message)) {
-    return new MongoServerError('BadValue', 'The positional operator did not find the match needed from the query.');
+  if (/would modify the immutable field/.test(message))
+    return new MongoServerError('ImmutableField', message);
+  if (/would create a conflict/.test(message))
+    return new MongoServerError('ConflictingUpdateOperators', message);
+  if (
+    /must include the array field for '\.\$'/.test(message) ||
+    /positional operator found no match/.test(message)
+  ) {
+    return new MongoServerError(
+      'BadValue',
+      'The positional operator did not find the match needed from the query.',
+    );
   }
   if (context === 'update') return new MongoServerError('BadValue', message);
   if (context === 'projection') return new MongoServerError('BadValue', message);

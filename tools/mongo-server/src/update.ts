@@ -4,7 +4,7 @@
 // types (see values.ts) and builds the document an upsert inserts.
 import { Timestamp, Long } from 'bson';
 import { cloneDeep } from 'mingo/util';
-import { applyUpdate } from './engine';
+import { applyUpdate, checkUpdatePipeline, runUpdatePipeline } from './engine';
 import { MongoServerError } from './errors';
 import {
   formatValue,
@@ -48,6 +48,7 @@ export function parseUpdate(u: unknown): ParsedUpdate {
   if (Array.isArray(u)) {
     if (!u.every(isPlainObject))
       throw new MongoServerError('FailedToParse', 'Update pipeline stages must be objects');
+    checkUpdatePipeline(u as Doc[]);
     return { kind: 'pipeline', stages: u as Doc[] };
   }
   if (!isPlainObject(u)) {
@@ -295,7 +296,14 @@ export function updatedDocument(
   const work = cloneDeep(old.view) as Doc;
   let next: Doc;
   if (update.kind === 'pipeline') {
-    next = applyUpdate(work, toView(update.stages) as Doc[], {}, undefined, ctx.variables);
+    // A new root without `_id` keeps the document's `_id` (MongoDB: "Updates with Aggregation
+    // Pipeline"); one with a different `_id` is refused below as any update changing it.
+    next = runUpdatePipeline(work, toView(update.stages) as Doc[], ctx.variables);
+    if (!('_id' in next)) next = { _id: old.view['_id'], ...next };
+    else if (Object.keys(next)[0] !== '_id') {
+      const { _id, ...rest } = next;
+      next = { _id, ...rest };
+    }
   } else {
     const ops = withoutUnchangedId(update.ops, old.view);
     validateTargets(old.view, ops);
@@ -349,13 +357,16 @@ export function upsertDocument(filter: Doc, update: ParsedUpdate, ctx: UpdateCon
     return '_id' in seed && !('_id' in doc) ? { _id: seed['_id'], ...doc } : { ...doc };
   }
   if (update.kind === 'pipeline') {
-    const next = applyUpdate(
-      toViewDoc(seed),
-      toView(update.stages) as Doc[],
-      {},
-      undefined,
-      ctx.variables,
-    );
+    let next = runUpdatePipeline(toViewDoc(seed), toView(update.stages) as Doc[], ctx.variables);
+    if ('_id' in seed) {
+      if (!('_id' in next)) next = { _id: toView(seed['_id']), ...next };
+      else if (keyOf(toView(next['_id'])) !== keyOf(toView(seed['_id']))) {
+        throw new MongoServerError(
+          'ImmutableField',
+          "Performing an update on the path '_id' would modify the immutable field '_id'",
+        );
+      }
+    }
     return retype(next, seed) as Doc;
   }
   const ops: Doc = { ...update.ops };

@@ -18,7 +18,7 @@ describe('errors and strictness', () => {
     await stopHarness(h);
   });
 
-  it('when a command is unknown, then it fails with CommandNotFound (59) and mongod\'s message', async () => {
+  it("when a command is unknown, then it fails with CommandNotFound (59) and mongod's message", async () => {
     const err = await serverError(h.db.command({ frobnicate: 1 }));
     expect(err.code).toBe(59);
     expect(err.codeName).toBe('CommandNotFound');
@@ -27,10 +27,24 @@ describe('errors and strictness', () => {
 
   it('when a query operator is unknown, then find fails with BadValue (2)', async () => {
     await h.db.collection('c').insertOne({ a: 1 });
-    const err = await serverError(h.db.collection('c').find({ a: { $frobnicate: 1 } }).toArray());
+    const err = await serverError(
+      h.db
+        .collection('c')
+        .find({ a: { $frobnicate: 1 } })
+        .toArray(),
+    );
     expect(err.code).toBe(2);
     expect(err.message).toContain('unknown operator: $frobnicate');
-    expect((await serverError(h.db.collection('c').find({ $frobnicate: 1 } as never).toArray())).code).toBe(2);
+    expect(
+      (
+        await serverError(
+          h.db
+            .collection('c')
+            .find({ $frobnicate: 1 } as never)
+            .toArray(),
+        )
+      ).code,
+    ).toBe(2);
   });
 
   it('when server-side JavaScript is asked for, then it is refused', async () => {
@@ -47,12 +61,19 @@ describe('errors and strictness', () => {
 
   it('when an unsupported option would change semantics (collation), then it is refused with BadValue (2)', async () => {
     await h.db.collection('c').insertOne({ a: 'x' });
-    const err = await serverError(h.db.collection('c').find({}, { collation: { locale: 'nb', strength: 1 } }).toArray());
+    const err = await serverError(
+      h.db
+        .collection('c')
+        .find({}, { collation: { locale: 'nb', strength: 1 } })
+        .toArray(),
+    );
     expect(err.code).toBe(2);
   });
 
   it('when a write concern a standalone cannot satisfy is asked for, then the write fails', async () => {
-    const err = await serverError(h.db.collection('c').insertOne({ a: 1 }, { writeConcern: { w: 3 } }));
+    const err = await serverError(
+      h.db.collection('c').insertOne({ a: 1 }, { writeConcern: { w: 3 } }),
+    );
     expect(err.code).toBe(100);
   });
 
@@ -66,7 +87,9 @@ describe('errors and strictness', () => {
       const original = err['originalError'] as MongoServerError;
       expect(original.code).toBe(20);
       expect(original.codeName).toBe('IllegalOperation');
-      expect(original.message).toBe('Transaction numbers are only allowed on a replica set member or mongos');
+      expect(original.message).toBe(
+        'Transaction numbers are only allowed on a replica set member or mongos',
+      );
       // A read in a transaction is not rewritten by the driver.
       const readErr = await serverError(h.db.collection('c').findOne({}, { session }));
       expect(readErr.code).toBe(20);
@@ -105,12 +128,17 @@ describe('errors and strictness', () => {
     expect(hello).not.toHaveProperty('topologyVersion');
   });
 
-  it('when ping, buildInfo and getParameter are asked, then they answer', async () => {
+  it('when ping, buildInfo, hello and getParameter are asked, then they claim MongoDB 8.0 consistently (wire version 25)', async () => {
     expect((await h.db.admin().command({ ping: 1 }))['ok']).toBe(1);
-    expect((await h.db.admin().command({ buildInfo: 1 }))['version']).toMatch(/^7\./);
+    const info = await h.db.admin().command({ buildInfo: 1 });
+    expect(info['version']).toBe('8.0.0');
+    expect(info['versionArray']).toEqual([8, 0, 0, 0]);
+    expect((await h.db.admin().command({ hello: 1 }))['maxWireVersion']).toBe(25);
     const fcv = await h.db.admin().command({ getParameter: 1, featureCompatibilityVersion: 1 });
-    expect(fcv['featureCompatibilityVersion']).toEqual({ version: '7.0' });
-    expect((await serverError(h.db.admin().command({ getParameter: 1, noSuchParameter: 1 }))).code).toBe(40415);
+    expect(fcv['featureCompatibilityVersion']).toEqual({ version: '8.0' });
+    expect(
+      (await serverError(h.db.admin().command({ getParameter: 1, noSuchParameter: 1 }))).code,
+    ).toBe(40415);
   });
 
   it('when a document is over 16 MiB, then the insert is rejected', async () => {
@@ -132,7 +160,9 @@ describe('errors and strictness', () => {
 
   it('when the client closes after using sessions, then endSessions (sent with w: 0) is accepted', async () => {
     // "endSessions": https://www.mongodb.com/docs/manual/reference/command/endSessions/
-    const res = await h.db.admin().command({ endSessions: [{ id: new UUID() }], writeConcern: { w: 1 } });
+    const res = await h.db
+      .admin()
+      .command({ endSessions: [{ id: new UUID() }], writeConcern: { w: 1 } });
     expect(res['ok']).toBe(1);
   });
 });

@@ -7,9 +7,16 @@ import { MAX_MESSAGE_SIZE_BYTES } from '../wire';
 import type { Doc } from '../values';
 import type { CommandContext, CommandHandler } from './context';
 
-export const SERVER_VERSION = '7.0.0';
-/** MongoDB 7.0's wire version; the driver mongoose 9 uses requires at least 8 (4.2). */
-export const MAX_WIRE_VERSION = 21;
+/**
+ * The one MongoDB version this server claims, in hello (wire version), buildInfo and
+ * featureCompatibilityVersion alike, and whose behaviour it implements (e.g. `sort` in update
+ * statements, new in 8.0). Production runs MongoDB 8.
+ */
+export const SERVER_VERSION = '8.0.0';
+export const VERSION_ARRAY = [8, 0, 0, 0];
+export const FEATURE_COMPATIBILITY_VERSION = '8.0';
+/** MongoDB 8.0's wire version (the driver mongoose 9 uses requires at least 8, i.e. 4.2). */
+export const MAX_WIRE_VERSION = 25;
 
 function helloReply(ctx: CommandContext, legacy: boolean): Doc {
   if (ctx.cmd['loadBalanced'] === true) {
@@ -32,12 +39,29 @@ function helloReply(ctx: CommandContext, legacy: boolean): Doc {
 }
 
 const HELLO_FIELDS = [
-  'helloOk', 'client', 'compression', 'saslSupportedMechs', 'speculativeAuthenticate', 'loadBalanced',
-  'topologyVersion', 'maxAwaitTimeMS', 'hostInfo', 'forShell', '$client',
+  'helloOk',
+  'client',
+  'compression',
+  'saslSupportedMechs',
+  'speculativeAuthenticate',
+  'loadBalanced',
+  'topologyVersion',
+  'maxAwaitTimeMS',
+  'hostInfo',
+  'forShell',
+  '$client',
 ];
 
-const hello: CommandHandler = { fields: HELLO_FIELDS, lenient: true, run: (ctx) => helloReply(ctx, false) };
-const isMaster: CommandHandler = { fields: HELLO_FIELDS, lenient: true, run: (ctx) => helloReply(ctx, true) };
+const hello: CommandHandler = {
+  fields: HELLO_FIELDS,
+  lenient: true,
+  run: (ctx) => helloReply(ctx, false),
+};
+const isMaster: CommandHandler = {
+  fields: HELLO_FIELDS,
+  lenient: true,
+  run: (ctx) => helloReply(ctx, true),
+};
 
 const ping: CommandHandler = { fields: [], run: () => ({ ok: 1 }) };
 
@@ -46,7 +70,7 @@ const buildInfo: CommandHandler = {
   run: () => ({
     version: SERVER_VERSION,
     gitVersion: 'nhp-mongo-server',
-    versionArray: [7, 0, 0, 0],
+    versionArray: VERSION_ARRAY,
     bits: 64,
     debug: false,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
@@ -57,7 +81,7 @@ const buildInfo: CommandHandler = {
 };
 
 const PARAMETERS: Record<string, () => unknown> = {
-  featureCompatibilityVersion: () => ({ version: '7.0' }),
+  featureCompatibilityVersion: () => ({ version: FEATURE_COMPATIBILITY_VERSION }),
   authenticationMechanisms: () => [],
   requireApiVersion: () => false,
   maxBSONDepth: () => 100,
@@ -66,11 +90,17 @@ const PARAMETERS: Record<string, () => unknown> = {
 const getParameter: CommandHandler = {
   fields: Object.keys(PARAMETERS),
   run(ctx) {
-    if (ctx.db !== 'admin') throw new MongoServerError('Unauthorized', 'getParameter may only be run against the admin database.');
+    if (ctx.db !== 'admin')
+      throw new MongoServerError(
+        'Unauthorized',
+        'getParameter may only be run against the admin database.',
+      );
     const all = ctx.cmd['getParameter'] === '*';
     const out: Doc = {};
-    for (const [name, value] of Object.entries(PARAMETERS)) if (all || name in ctx.cmd) out[name] = value();
-    if (!all && Object.keys(out).length === 0) throw new MongoServerError('InvalidOptions', 'no option found to get');
+    for (const [name, value] of Object.entries(PARAMETERS))
+      if (all || name in ctx.cmd) out[name] = value();
+    if (!all && Object.keys(out).length === 0)
+      throw new MongoServerError('InvalidOptions', 'no option found to get');
     return { ...out, ok: 1 };
   },
 };
@@ -84,7 +114,10 @@ const connectionStatus: CommandHandler = {
   run: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
 };
 
-const whatsmyuri: CommandHandler = { fields: [], run: (ctx) => ({ you: `${ctx.server.host}:0`, ok: 1 }) };
+const whatsmyuri: CommandHandler = {
+  fields: [],
+  run: (ctx) => ({ you: `${ctx.server.host}:0`, ok: 1 }),
+};
 
 export const adminCommands: Record<string, CommandHandler> = {
   hello,

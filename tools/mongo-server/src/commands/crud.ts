@@ -2,7 +2,7 @@
 // aggregate. https://www.mongodb.com/docs/manual/reference/command/nav-crud/
 import { Long } from 'bson';
 import type { Collection, StoredRecord } from '../collection';
-import { aggregate as runPipeline } from '../engine';
+import { evaluateLet, aggregate as runPipeline } from '../engine';
 import { MongoServerError } from '../errors';
 import { findRecords, findSource, projectRecords, validateSort } from '../query';
 import {
@@ -111,10 +111,12 @@ const find: CommandHandler = {
     // A negative limit is the legacy "single batch of |limit|" form.
     const limit = Math.abs(rawLimit);
     const singleBatch = (optionalBool(ctx, 'singleBatch') ?? false) || rawLimit < 0;
-    const vars = variables && (toView(variables) as Doc);
+    const vars = letVariables(variables);
     const source = findSource(coll, filter, { sort, skip, limit, variables: vars }, projection);
     const ns = `${ctx.db}.${name}`;
-    const { batch, id } = ctx.cursors.open(ns, source, batchSize, singleBatch);
+    // noCursorTimeout: the cursor is never dropped for being idle (killCursors still ends it).
+    const noTimeout = optionalBool(ctx, 'noCursorTimeout') ?? false;
+    const { batch, id } = ctx.cursors.open(ns, source, batchSize, singleBatch, noTimeout);
     return { cursor: { firstBatch: batch, id, ns }, ok: 1 };
   },
 };
@@ -127,6 +129,13 @@ const getMore: CommandHandler = {
     const collection = ctx.cmd['collection'];
     if (typeof collection !== 'string') throw wrongType(ctx, 'collection', collection, 'string');
     const batchSize = optionalInt(ctx, 'batchSize');
+    if (ctx.cmd['maxTimeMS'] !== undefined) {
+      // Only tailable awaitData cursors (which this server refuses) take a maxTimeMS on getMore.
+      throw new MongoServerError(
+        'BadValue',
+        'cannot set maxTimeMS on getMore command for a non-awaitData cursor',
+      );
+    }
     const cursor = ctx.cursors.get(id);
     if (!cursor)
       throw new MongoServerError('CursorNotFound', `cursor id ${id.toString()} not found`);
@@ -315,7 +324,7 @@ const update: CommandHandler = {
   run(ctx) {
     const name = collectionName(ctx);
     const statements = writeBatch(ctx, 'updates');
-    const variables = optionalDoc(ctx, 'let');
+    const variables = letVariables(optionalDoc(ctx, 'let'));
     const create = (): Collection => ctx.store.ensureCollection(ctx.db, name);
     let n = 0;
     let nModified = 0;
@@ -340,19 +349,25 @@ const update: CommandHandler = {
           "'c' (constants) may only be specified with pipeline-style updates",
         );
       }
-      const constants = isPlainObject(s['c']) ? (toView(s['c']) as Doc) : undefined;
-      const vars =
-        variables || constants
-          ? { ...((toView(variables) as Doc) ?? {}), ...(constants ?? {}) }
-          : undefined;
+      if (s['c'] !== undefined && !isPlainObject(s['c']))
+        throw wrongType(sub, 'c', s['c'], 'object');
+      // Statement constants (`c`) are evaluated like `let` and shadow it for their statement.
+      const vars = isPlainObject(s['c'])
+        ? evaluateLet(toView(s['c']) as Doc, variables)
+        : variables;
+      const multi = optionalBool(sub, 'multi') ?? false;
+      const sort = validateSort(optionalDoc(sub, 'sort'));
+      // MongoDB 8.0: `sort` picks the document an update of one document changes.
+      if (sort && Object.keys(sort).length > 0 && multi)
+        throw new MongoServerError('FailedToParse', 'Cannot specify sort with multi=true');
       const res = doUpdate(coll, create, {
         filter: s['q'] as Doc,
         update: parseUpdate(s['u']),
-        multi: optionalBool(sub, 'multi') ?? false,
+        multi,
         upsert: optionalBool(sub, 'upsert') ?? false,
         arrayFilters: parseArrayFilters(s['arrayFilters']),
         variables: vars,
-        sort: validateSort(optionalDoc(sub, 'sort')),
+        sort,
       });
       n += res.n;
       nModified += res.nModified;
@@ -377,7 +392,7 @@ const del: CommandHandler = {
   run(ctx) {
     const name = collectionName(ctx);
     const statements = writeBatch(ctx, 'deletes');
-    const variables = optionalDoc(ctx, 'let');
+    const variables = letVariables(optionalDoc(ctx, 'let'));
     const coll = ctx.store.collection(ctx.db, name);
     // Malformed statements fail the whole command (mongod parses the batch before running it).
     for (const s of statements) {
@@ -397,7 +412,7 @@ const del: CommandHandler = {
       checkHint(coll, s['hint']);
       const matches = findRecords(coll, s['q'] as Doc, {
         limit,
-        variables: variables && (toView(variables) as Doc),
+        variables,
       });
       for (const r of matches) coll?.remove(r);
       n += matches.length;
@@ -433,8 +448,7 @@ const findAndModify: CommandHandler = {
     const upsert = optionalBool(ctx, 'upsert') ?? false;
     const fields = optionalDoc(ctx, 'fields');
     const rawUpdate = ctx.cmd['update'];
-    const variables = optionalDoc(ctx, 'let');
-    const vars = variables && (toView(variables) as Doc);
+    const vars = letVariables(optionalDoc(ctx, 'let'));
     if (remove && rawUpdate !== undefined)
       throw new MongoServerError('FailedToParse', 'Cannot specify both an update and remove=true');
     if (!remove && rawUpdate === undefined)
@@ -615,6 +629,7 @@ const aggregate: CommandHandler = {
       'batchSize',
     );
     checkPipeline(pipeline);
+    const variables = letVariables(optionalDoc(ctx, 'let'));
     let input: StoredRecord[] = [];
     let name: string;
     if (typeof target === 'string') {
@@ -623,7 +638,8 @@ const aggregate: CommandHandler = {
       checkHint(coll, ctx.cmd['hint']);
       // Use an index for a leading $match, as mongod does.
       const first = pipeline[0] as Doc | undefined;
-      if (first && isPlainObject(first['$match'])) input = findRecords(coll, first['$match']);
+      if (first && isPlainObject(first['$match']))
+        input = findRecords(coll, first['$match'], { variables });
       else input = coll ? [...coll.records] : [];
     } else if (num(target) === 1) {
       name = '$cmd.aggregate';
@@ -652,12 +668,11 @@ const aggregate: CommandHandler = {
       }
       return docs;
     };
-    const variables = optionalDoc(ctx, 'let');
     const out = runPipeline(
       input.map((r) => r.view),
       toView(pipeline) as Doc[],
       resolve,
-      variables && (toView(variables) as Doc),
+      variables,
     );
     // Unchanged input documents (e.g. after $match/$sort/$limit) keep their BSON types exactly.
     const docs = out.map((d) => byView.get(d) ?? (retype(d, undefined) as Doc));
@@ -682,6 +697,11 @@ export const crudCommands: Record<string, CommandHandler> = {
 };
 
 export { typeName };
+
+/** A command's `let`, evaluated once (MongoDB evaluates it before running the command). */
+function letVariables(letDoc: Doc | undefined): Doc | undefined {
+  return letDoc && evaluateLet(toView(letDoc) as Doc);
+}
 
 /** A statement of an update or delete batch as mongod checks it: known fields, `q` a document. */
 function checkStatement(path: string, s: Doc, allowed: ReadonlySet<string>): void {
