@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import express, {
   type ErrorRequestHandler,
   type Express,
+  type Request,
   type RequestHandler,
   type Response,
   type Router,
@@ -29,6 +30,8 @@ export const JSON_MEDIA_TYPES = [
 ];
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
+type BodyLimit = string | number;
+
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz'];
@@ -37,8 +40,11 @@ export interface CreateHttpAppOptions {
   logger: Logger;
   /** The service's error body: each app brings its own formatter. */
   errorFormatter: ErrorFormatter;
-  /** Largest accepted JSON body (bytes or a string such as '100kb'); larger bodies get 413. */
-  bodyLimit?: string | number;
+  /**
+   * Largest accepted JSON body (bytes or a string such as '100kb'); larger bodies get 413. A
+   * function chooses the limit per request (per-route limits); it sees the request before routing.
+   */
+  bodyLimit?: BodyLimit | ((req: Request) => BodyLimit);
   /** Registers the service's routes. Runs after parsing and health, before 404/405. */
   routes: (app: Express) => void;
   /** Mounted before the routes (see @nhp/shared-health's healthRouter). */
@@ -149,6 +155,23 @@ function requireJsonBody(limit: string | number): RequestHandler {
         next();
       }
     });
+  };
+}
+
+/** One handler per distinct limit the function answers (a few at most), built on first use. */
+function perLimit(
+  limitOf: (req: Request) => BodyLimit,
+  build: (limit: BodyLimit) => RequestHandler,
+): RequestHandler {
+  const handlers = new Map<BodyLimit, RequestHandler>();
+  return (req, res, next) => {
+    const limit = limitOf(req);
+    let handler = handlers.get(limit);
+    if (!handler) {
+      handler = build(limit);
+      handlers.set(limit, handler);
+    }
+    return handler(req, res, next);
   };
 }
 
@@ -287,8 +310,13 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   app.use(requestId);
   app.use(requestLogger(options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
   const bodyLimit = options.bodyLimit ?? '100kb';
-  app.use(express.json({ limit: bodyLimit, type: JSON_MEDIA_TYPES }));
-  app.use(requireJsonBody(bodyLimit));
+  if (typeof bodyLimit === 'function') {
+    app.use(perLimit(bodyLimit, (limit) => express.json({ limit, type: JSON_MEDIA_TYPES })));
+    app.use(perLimit(bodyLimit, requireJsonBody));
+  } else {
+    app.use(express.json({ limit: bodyLimit, type: JSON_MEDIA_TYPES }));
+    app.use(requireJsonBody(bodyLimit));
+  }
   if (options.health) app.use(options.health);
   options.routes(app);
   app.use(unmatched(app));
