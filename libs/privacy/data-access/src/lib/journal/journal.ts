@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@nhp/shared-logger';
 import { translated } from '@nhp/shared-persistence';
-import type { Collection, Connection, Document } from 'mongoose';
+import type { Collection, Document } from 'mongodb';
+import type { Connection } from 'mongoose';
 
 /**
  * The journal: audit records and replication events written in the same single-document write as
@@ -101,9 +102,13 @@ export function newJournalEntry(input: NewJournalEntry, now: Date = new Date()):
   return entry;
 }
 
-/** The update operator that carries an entry; merge it into the write's update document. */
-export function journalPush(entry: JournalEntry): { $push: { journal: JournalEntry } } {
-  return { $push: { [JOURNAL_FIELD]: entry } as { journal: JournalEntry } };
+/**
+ * The update operator that carries an entry; merge it into the write's update document. Typed
+ * loosely (`$push` of any field) so that it merges into the driver's update types of any schema.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function journalPush(entry: JournalEntry): { $push: Record<string, any> } {
+  return { $push: { [JOURNAL_FIELD]: entry } };
 }
 
 export type AuditFilter = { fnr: string } | { definisjonGuid: string } | { partKode: string };
@@ -333,8 +338,10 @@ export function createJournal(options: CreateJournalOptions): Journal {
         audit().find(filterQuery(filter)).sort({ at: 1, _id: 1 }).limit(limit).toArray(),
       );
       const records: AuditRecord[] = stored.map((doc) => {
-        const { _id, ...fields } = doc as Document & { _id: string };
-        return { id: _id, ...(fields as Omit<AuditRecord, 'id' | 'relayed'>), relayed: true };
+        const { _id, ...fields } = doc as unknown as Omit<AuditRecord, 'id' | 'relayed'> & {
+          _id: string;
+        };
+        return { id: _id, ...fields, relayed: true };
       });
       const seen = new Set(records.map((r) => r.id));
       // Records still waiting in their documents (relay pending after a crash or an outage).
