@@ -1,4 +1,32 @@
-import { envBool, envDurationMs, envUrl, logLevelSchema, nodeEnvSchema, type NodeEnv } from './env';
+import {
+  envBool,
+  envDurationMs,
+  envInt,
+  envUrl,
+  logLevelSchema,
+  nodeEnvSchema,
+  type NodeEnv,
+} from './env';
+
+/**
+ * Production defaults of the HTTP server limits (`listen` in @nhp/shared-http applies them when a
+ * caller passes none, so tests and tools get the same server the apps run).
+ *
+ * - Headers within 10 s and the whole request (headers and body) within 30 s: a client that
+ *   trickles its headers or body is answered 408 instead of holding a connection for Node's
+ *   300 s. Responses are not limited: a long list may take as long as it takes to send.
+ * - Idle keep-alive connections are kept for 65 s, longer than the 60 s idle timeout of common
+ *   load balancers, so the balancer closes them first and never reuses one the app just closed
+ *   (which shows as sporadic 502s).
+ * - At most 10 000 open connections per process; more are dropped by Node at accept time, before
+ *   they cost a request.
+ */
+export const HTTP_SERVER_DEFAULTS = {
+  HTTP_HEADERS_TIMEOUT_MS: 10_000,
+  HTTP_REQUEST_TIMEOUT_MS: 30_000,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
+  HTTP_MAX_CONNECTIONS: 10_000,
+} as const;
 
 /**
  * Variables every app reads. Apps spread this into their own schema:
@@ -24,6 +52,14 @@ export const commonEnvShape = {
   MONGO_AUTO_INDEX: envBool().optional(),
   /** Run the explicit index sync (syncIndexes) once at start. */
   MONGO_SYNC_INDEXES_ON_START: envBool(false),
+  /** Time to receive a request's headers; must not exceed HTTP_REQUEST_TIMEOUT_MS. */
+  HTTP_HEADERS_TIMEOUT_MS: envDurationMs(HTTP_SERVER_DEFAULTS.HTTP_HEADERS_TIMEOUT_MS),
+  /** Time to receive a whole request, body included; a slower one is answered 408. */
+  HTTP_REQUEST_TIMEOUT_MS: envDurationMs(HTTP_SERVER_DEFAULTS.HTTP_REQUEST_TIMEOUT_MS),
+  /** How long an idle keep-alive connection is kept after a response. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: envDurationMs(HTTP_SERVER_DEFAULTS.HTTP_KEEP_ALIVE_TIMEOUT_MS),
+  /** Open connections per process; Node drops further ones as they arrive. */
+  HTTP_MAX_CONNECTIONS: envInt({ min: 1, default: HTTP_SERVER_DEFAULTS.HTTP_MAX_CONNECTIONS }),
 };
 
 /** MONGO_AUTO_INDEX with its NODE_ENV-dependent default applied. */

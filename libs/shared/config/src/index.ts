@@ -15,4 +15,4 @@ export {
   type LogLevel,
   type NodeEnv,
 } from './env';
-export { commonEnvShape, resolveMongoAutoIndex } from './common-env';
+export { commonEnvShape, HTTP_SERVER_DEFAULTS, resolveMongoAutoIndex } from './common-env';

@@ -98,7 +98,30 @@ describe('commonEnvShape', () => {
       SHUTDOWN_TIMEOUT_MS: 10_000,
       MONGO_AUTO_INDEX: undefined,
       MONGO_SYNC_INDEXES_ON_START: false,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
+      HTTP_MAX_CONNECTIONS: 10_000,
     });
+  });
+
+  it('when the HTTP server limits are set, then durations take units and the connection cap must be positive', () => {
+    expect(
+      parseEnv(schema, {
+        HTTP_HEADERS_TIMEOUT_MS: '5s',
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '2m',
+        HTTP_MAX_CONNECTIONS: '500',
+      }),
+    ).toMatchObject({
+      HTTP_HEADERS_TIMEOUT_MS: 5_000,
+      HTTP_REQUEST_TIMEOUT_MS: 20_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 120_000,
+      HTTP_MAX_CONNECTIONS: 500,
+    });
+    expect(() => parseEnv(schema, { HTTP_MAX_CONNECTIONS: '0' })).toThrow(
+      'HTTP_MAX_CONNECTIONS: expected integer >= 1, got "0"',
+    );
   });
 
   it('when MONGO_AUTO_INDEX is unset, then it is on outside production and off in production', () => {

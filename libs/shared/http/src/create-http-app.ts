@@ -20,6 +20,7 @@ import {
   unsupportedMediaType,
 } from '@nhp/shared-errors';
 import type { ErrorFormatter, FormattedError } from './error-formatters';
+import { registerParserErrorResponder } from './parser-errors';
 
 /** Media types parsed as JSON (privacy-service.md lists exactly these). */
 export const JSON_MEDIA_TYPES = [
@@ -53,6 +54,54 @@ export interface CreateHttpAppOptions {
   trustProxy?: boolean | number | string;
   /** Paths whose request log lines are debug, not info (probes hit them every few seconds). */
   quietPaths?: readonly string[];
+}
+
+/**
+ * Request headers a log line may carry. Everything else is left out: credentials under names no
+ * redaction list can foresee (X-Auth-Token, a vendor's session header) and padding that would make
+ * a line as long as the header block.
+ */
+export const LOGGED_REQUEST_HEADERS: readonly string[] = [
+  'host',
+  'user-agent',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'accept',
+  'accept-encoding',
+  'if-none-match',
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'traceparent',
+];
+/** Longest logged value of a header, query parameter or path; longer ones are cut and marked. */
+export const MAX_LOGGED_VALUE_LENGTH = 256;
+
+function capped(value: string): string {
+  return value.length > MAX_LOGGED_VALUE_LENGTH
+    ? `${value.slice(0, MAX_LOGGED_VALUE_LENGTH)}…[${value.length} chars]`
+    : value;
+}
+
+function loggedHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const logged: Record<string, string> = {};
+  if (!headers) return logged;
+  for (const name of LOGGED_REQUEST_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined)
+      logged[name] = capped(Array.isArray(value) ? value.join(', ') : String(value));
+  }
+  return logged;
+}
+
+function loggedQuery(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null) return query;
+  const logged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    logged[capped(key)] = typeof value === 'string' ? capped(value) : value;
+  }
+  return logged;
 }
 
 /** The error code of each response, for its request log line. */
@@ -118,8 +167,14 @@ function requestLogger(logger: Logger, quietPaths: ReadonlySet<string>): Request
       withErrorCode(res, value),
     serializers: {
       // The query string can carry a client's data; the parsed `query` object is logged instead,
-      // where the logger's redaction paths apply to it.
-      req: (req: { url?: string }) => Object.assign(req, { url: pathOf(req.url) }),
+      // where the logger's redaction applies to it. Headers: the allow-list only. Every value is
+      // capped, so no field of the client's makes a line long.
+      req: (req: { url?: string; headers?: Record<string, unknown>; query?: unknown }) =>
+        Object.assign(req, {
+          url: capped(pathOf(req.url)),
+          headers: loggedHeaders(req.headers),
+          query: loggedQuery(req.query),
+        }),
     },
   });
 }
@@ -263,7 +318,10 @@ function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     // Too late for an error body: Express's default handler closes the connection.
     if (res.headersSent) {
-      req.log.error({ err }, 'error after the response started');
+      // A response already ended (a 408 for a body that never arrived) leaves the body reader
+      // failing as "aborted": the request's remains, not a fault.
+      if (res.writableEnded) req.log.debug({ err }, 'error after the response ended');
+      else req.log.error({ err }, 'error after the response started');
       next(err);
       return;
     }
@@ -321,5 +379,11 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   options.routes(app);
   app.use(unmatched(app));
   app.use(errorHandler(options.errorFormatter));
+  registerParserErrorResponder(app, {
+    formatter: options.errorFormatter,
+    logger: options.logger,
+    newRequestId: () => requestIdFrom(undefined),
+    noteErrorCode: (res, code) => responseErrorCodes.set(res, code),
+  });
   return app;
 }

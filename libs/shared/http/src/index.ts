@@ -11,6 +11,8 @@ export {
 export {
   createHttpApp,
   JSON_MEDIA_TYPES,
+  LOGGED_REQUEST_HEADERS,
+  MAX_LOGGED_VALUE_LENGTH,
   REQUEST_ID_HEADER,
   requestIdFrom,
   toClientError,
@@ -24,4 +26,10 @@ export {
   type ValidatedInput,
   type ValidationIssue,
 } from './validate';
-export { closeServer, listen, serverPort } from './server';
+export {
+  closeServer,
+  listen,
+  serverPort,
+  type HttpServerLimits,
+  type ListenOptions,
+} from './server';

@@ -345,8 +345,37 @@ describe('request logging', () => {
     const line = logs.lines().find((l) => l['msg'] === 'request completed');
     expect(at(line, 'req.url')).toBe('/search');
     expect(at(line, 'req.query.partKode')).toBe('HN');
-    expect(at(line, 'req.headers.authorization')).toBe('[Redacted]');
+    expect(at(line, 'req.headers.authorization')).toBeUndefined();
     expect(line).toMatchObject({ level: 30, responseTime: expect.any(Number) });
+  });
+
+  it('when a request carries an unlisted token header and padded headers, then neither reaches the log and the line stays short', async () => {
+    const { app, logs } = buildApp({
+      errorFormatter: problemDetailsFormatter,
+      routes: (app) => app.get('/search', (_req, res) => res.json({})),
+    });
+    const padding = 'p'.repeat(8000);
+    await request(app)
+      .get(`/search?q=${'q'.repeat(3000)}`)
+      .set('X-Auth-Token', 'tok-3f9a1c77e2')
+      .set('X-Padding', padding)
+      .set('User-Agent', `curl/8 ${'u'.repeat(3000)}`)
+      .set('X-Request-Id', 'req-7');
+    await settle();
+    const text = logs.text();
+    expect(text).not.toContain('tok-3f9a1c77e2');
+    expect(text).not.toContain(padding.slice(0, 300));
+    const line = logs.lines().find((l) => l['msg'] === 'request completed');
+    expect(Object.keys(at(line, 'req.headers') as object).sort()).toEqual([
+      'accept-encoding',
+      'host',
+      'user-agent',
+      'x-request-id',
+    ]);
+    expect(at(line, 'req.headers.x-request-id')).toBe('req-7');
+    expect(String(at(line, 'req.headers.user-agent'))).toMatch(/^curl\/8 u+…\[3007 chars\]$/);
+    expect(String(at(line, 'req.query.q')).length).toBeLessThan(300);
+    expect(JSON.stringify(line).length).toBeLessThan(3000);
   });
 
   it('when a health probe is answered, then its log line is at debug level', async () => {
