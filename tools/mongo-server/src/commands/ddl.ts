@@ -17,21 +17,55 @@ import {
 const create: CommandHandler = {
   write: true,
   fields: [
-    'capped', 'size', 'max', 'validator', 'validationLevel', 'validationAction', 'collation', 'timeseries',
-    'clusteredIndex', 'changeStreamPreAndPostImages', 'expireAfterSeconds', 'viewOn', 'pipeline',
-    'storageEngine', 'indexOptionDefaults', 'encryptedFields', 'idIndex', 'autoIndexId',
+    'capped',
+    'size',
+    'max',
+    'validator',
+    'validationLevel',
+    'validationAction',
+    'collation',
+    'timeseries',
+    'clusteredIndex',
+    'changeStreamPreAndPostImages',
+    'expireAfterSeconds',
+    'viewOn',
+    'pipeline',
+    'storageEngine',
+    'indexOptionDefaults',
+    'encryptedFields',
+    'idIndex',
+    'autoIndexId',
   ],
   run(ctx) {
     const name = collectionName(ctx);
     refuseUnsupported(
       ctx,
-      'capped', 'size', 'max', 'validator', 'collation', 'timeseries', 'clusteredIndex', 'changeStreamPreAndPostImages',
-      'expireAfterSeconds', 'viewOn', 'pipeline', 'storageEngine', 'indexOptionDefaults', 'encryptedFields',
+      'capped',
+      'size',
+      'max',
+      'validator',
+      'collation',
+      'timeseries',
+      'clusteredIndex',
+      'changeStreamPreAndPostImages',
+      'expireAfterSeconds',
+      'viewOn',
+      'pipeline',
+      'storageEngine',
+      'indexOptionDefaults',
+      'encryptedFields',
     );
     for (const f of ['validationLevel', 'validationAction']) {
       // Without a validator these have no effect in MongoDB either; other values would.
       const v = ctx.cmd[f];
-      if (v !== undefined && v !== 'off' && v !== 'strict' && v !== 'error' && v !== 'warn' && v !== 'moderate') {
+      if (
+        v !== undefined &&
+        v !== 'off' &&
+        v !== 'strict' &&
+        v !== 'error' &&
+        v !== 'warn' &&
+        v !== 'moderate'
+      ) {
         throw new MongoServerError('BadValue', `Invalid ${f}: ${String(v)}`);
       }
     }
@@ -97,7 +131,11 @@ const listCollections: CommandHandler = {
 const listDatabases: CommandHandler = {
   fields: ['filter', 'nameOnly', 'authorizedDatabases'],
   run(ctx) {
-    if (ctx.db !== 'admin') throw new MongoServerError('Unauthorized', 'listDatabases may only be run against the admin database.');
+    if (ctx.db !== 'admin')
+      throw new MongoServerError(
+        'Unauthorized',
+        'listDatabases may only be run against the admin database.',
+      );
     const filter = optionalDoc(ctx, 'filter') ?? {};
     const nameOnly = optionalBool(ctx, 'nameOnly') ?? false;
     const match = compileFilter(toView(filter) as Doc);
@@ -111,28 +149,80 @@ const listDatabases: CommandHandler = {
       totalSize += size;
       databases.push(nameOnly ? { name } : entry);
     }
-    return nameOnly ? { databases, ok: 1 } : { databases, totalSize, totalSizeMb: Math.floor(totalSize / 1048576), ok: 1 };
+    return nameOnly
+      ? { databases, ok: 1 }
+      : { databases, totalSize, totalSizeMb: Math.floor(totalSize / 1048576), ok: 1 };
   },
 };
 
-const INDEX_FIELDS = new Set(['key', 'name', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'background', 'v', 'ns', 'hidden', 'collation', 'weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'storageEngine', 'dropDups']);
+const INDEX_FIELDS = new Set([
+  'key',
+  'name',
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'background',
+  'v',
+  'ns',
+  'hidden',
+  'collation',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'wildcardProjection',
+  'storageEngine',
+  'dropDups',
+]);
 
-function parseIndexSpec(raw: unknown): IndexSpec {
-  if (!isPlainObject(raw)) throw new MongoServerError('TypeMismatch', 'Index specifications must be objects');
+function parseIndexSpec(given: unknown, ignoreUnknown = false): IndexSpec {
+  if (!isPlainObject(given))
+    throw new MongoServerError('TypeMismatch', 'Index specifications must be objects');
+  let raw: Doc = given;
+  // ignoreUnknownIndexOptions: mongod drops the options it does not know instead of failing.
+  if (ignoreUnknown)
+    raw = Object.fromEntries(Object.entries(given).filter(([k]) => INDEX_FIELDS.has(k)));
   for (const k of Object.keys(raw)) {
     if (!INDEX_FIELDS.has(k)) {
-      throw new MongoServerError('InvalidIndexSpecificationOption', `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(toView(raw))}`);
+      throw new MongoServerError(
+        'InvalidIndexSpecificationOption',
+        `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(toView(raw))}`,
+      );
     }
   }
-  for (const k of ['hidden', 'collation', 'weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'storageEngine']) {
+  for (const k of [
+    'hidden',
+    'collation',
+    'weights',
+    'default_language',
+    'language_override',
+    'textIndexVersion',
+    '2dsphereIndexVersion',
+    'bits',
+    'min',
+    'max',
+    'wildcardProjection',
+    'storageEngine',
+  ]) {
     const v = raw[k];
     if (v !== undefined && v !== false) {
-      throw new MongoServerError('CannotCreateIndex', `index option '${k}' is not supported by this server`);
+      throw new MongoServerError(
+        'CannotCreateIndex',
+        `index option '${k}' is not supported by this server`,
+      );
     }
   }
   const key = raw['key'];
   if (!isPlainObject(key) || Object.keys(key).length === 0) {
-    throw new MongoServerError('CannotCreateIndex', "The 'key' field of an index specification must be a non-empty object");
+    throw new MongoServerError(
+      'CannotCreateIndex',
+      "The 'key' field of an index specification must be a non-empty object",
+    );
   }
   const normalized: Doc = {};
   for (const [field, dir] of Object.entries(key)) {
@@ -146,32 +236,66 @@ function parseIndexSpec(raw: unknown): IndexSpec {
       );
     }
     if (field === '' || field.startsWith('$') || field.split('.').some((p) => p === '')) {
-      throw new MongoServerError('CannotCreateIndex', `Index key contains an illegal field name: '${field}'`);
+      throw new MongoServerError(
+        'CannotCreateIndex',
+        `Index key contains an illegal field name: '${field}'`,
+      );
     }
     normalized[field] = dir;
   }
-  const name = raw['name'] ?? Object.entries(key).map(([f, d]) => `${f}_${String(num(d))}`).join('_');
-  if (typeof name !== 'string' || !name) throw new MongoServerError('CannotCreateIndex', 'The index name must be a non-empty string');
+  const name =
+    raw['name'] ??
+    Object.entries(key)
+      .map(([f, d]) => `${f}_${String(num(d))}`)
+      .join('_');
+  if (typeof name !== 'string' || !name)
+    throw new MongoServerError('CannotCreateIndex', 'The index name must be a non-empty string');
   const spec: IndexSpec = { v: 2, key: normalized, name };
   const unique = raw['unique'];
-  if (unique !== undefined && unique !== null && (typeof unique === 'boolean' ? unique : num(unique) !== 0)) spec.unique = true;
+  if (
+    unique !== undefined &&
+    unique !== null &&
+    (typeof unique === 'boolean' ? unique : num(unique) !== 0)
+  )
+    spec.unique = true;
   const sparse = raw['sparse'];
-  if (sparse !== undefined && sparse !== null && (typeof sparse === 'boolean' ? sparse : num(sparse) !== 0)) spec.sparse = true;
+  if (
+    sparse !== undefined &&
+    sparse !== null &&
+    (typeof sparse === 'boolean' ? sparse : num(sparse) !== 0)
+  )
+    spec.sparse = true;
   if (raw['partialFilterExpression'] !== undefined) {
-    if (!isPlainObject(raw['partialFilterExpression'])) throw new MongoServerError('TypeMismatch', 'partialFilterExpression must be an object');
-    if (spec.sparse) throw new MongoServerError('CannotCreateIndex', 'cannot mix "partialFilterExpression" and "sparse" options');
+    if (!isPlainObject(raw['partialFilterExpression']))
+      throw new MongoServerError('TypeMismatch', 'partialFilterExpression must be an object');
+    if (spec.sparse)
+      throw new MongoServerError(
+        'CannotCreateIndex',
+        'cannot mix "partialFilterExpression" and "sparse" options',
+      );
     spec.partialFilterExpression = raw['partialFilterExpression'];
   }
   if (raw['expireAfterSeconds'] !== undefined) {
     const secs = num(raw['expireAfterSeconds']);
-    if (secs === undefined || secs < 0) throw new MongoServerError('CannotCreateIndex', 'expireAfterSeconds must be a non-negative number');
-    if (Object.keys(normalized).length !== 1) throw new MongoServerError('CannotCreateIndex', 'TTL indexes are single-field indexes, compound indexes do not support TTL');
+    if (secs === undefined || secs < 0)
+      throw new MongoServerError(
+        'CannotCreateIndex',
+        'expireAfterSeconds must be a non-negative number',
+      );
+    if (Object.keys(normalized).length !== 1)
+      throw new MongoServerError(
+        'CannotCreateIndex',
+        'TTL indexes are single-field indexes, compound indexes do not support TTL',
+      );
     spec.expireAfterSeconds = secs;
   }
   if (name === '_id_' && !(Object.keys(normalized).length === 1 && '_id' in normalized)) {
     throw new MongoServerError('BadValue', "The index name '_id_' is reserved for the _id index");
   }
-  if (name === '_id_' || (Object.keys(normalized).length === 1 && '_id' in normalized && !spec.partialFilterExpression)) {
+  if (
+    name === '_id_' ||
+    (Object.keys(normalized).length === 1 && '_id' in normalized && !spec.partialFilterExpression)
+  ) {
     // {_id: 1} is the built-in unique index; asking for it again (under its own name) is a no-op.
     spec.name = '_id_';
     delete spec.unique;
@@ -186,8 +310,13 @@ const createIndexes: CommandHandler = {
     const name = collectionName(ctx);
     const raw = ctx.cmd['indexes'];
     if (!Array.isArray(raw)) throw wrongType(ctx, 'indexes', raw, 'array');
-    if (raw.length === 0) throw new MongoServerError('BadValue', 'Must specify at least one index to create');
-    const specs = raw.map(parseIndexSpec);
+    if (raw.length === 0)
+      throw new MongoServerError('BadValue', 'Must specify at least one index to create');
+    if (ctx.cmd['commitQuorum'] !== undefined) {
+      throw new MongoServerError('BadValue', "Standalones can't specify commitQuorum");
+    }
+    const ignoreUnknown = optionalBool(ctx, 'ignoreUnknownIndexOptions') ?? false;
+    const specs = raw.map((r) => parseIndexSpec(r, ignoreUnknown));
     const existed = ctx.store.collection(ctx.db, name) !== undefined;
     const coll = ctx.store.ensureCollection(ctx.db, name);
     const before = coll.indexes.size;
@@ -213,7 +342,8 @@ const listIndexes: CommandHandler = {
   run(ctx) {
     const name = collectionName(ctx);
     const coll = ctx.store.collection(ctx.db, name);
-    if (!coll) throw new MongoServerError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`);
+    if (!coll)
+      throw new MongoServerError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`);
     const batchSize = num(optionalDoc(ctx, 'cursor')?.['batchSize']);
     const specs = [...coll.indexes.values()].map((i) => ({ ...i.spec }) as Doc);
     const ns = coll.ns;
@@ -232,7 +362,8 @@ const dropIndexes: CommandHandler = {
     const target = ctx.cmd['index'];
     const before = coll.indexes.size;
     const dropOne = (indexName: string): void => {
-      if (indexName === '_id_') throw new MongoServerError('InvalidOptions', 'cannot drop _id index');
+      if (indexName === '_id_')
+        throw new MongoServerError('InvalidOptions', 'cannot drop _id index');
       if (!coll.indexes.delete(indexName)) {
         throw new MongoServerError('IndexNotFound', `index not found with name [${indexName}]`);
       }
@@ -242,12 +373,17 @@ const dropIndexes: CommandHandler = {
     } else if (typeof target === 'string') dropOne(target);
     else if (Array.isArray(target)) {
       for (const n of target) if (typeof n !== 'string') throw wrongType(ctx, 'index', n, 'string');
-      for (const n of target as string[]) if (!coll.indexes.has(n)) throw new MongoServerError('IndexNotFound', `index not found with name [${n}]`);
+      for (const n of target as string[])
+        if (!coll.indexes.has(n))
+          throw new MongoServerError('IndexNotFound', `index not found with name [${n}]`);
       for (const n of target as string[]) dropOne(n);
     } else if (isPlainObject(target)) {
       const wanted = JSON.stringify(toView(target));
-      const found = [...coll.indexes.values()].find((i) => JSON.stringify(toView(i.spec.key)) === wanted);
-      if (!found) throw new MongoServerError('IndexNotFound', `can't find index with key: ${wanted}`);
+      const found = [...coll.indexes.values()].find(
+        (i) => JSON.stringify(toView(i.spec.key)) === wanted,
+      );
+      if (!found)
+        throw new MongoServerError('IndexNotFound', `can't find index with key: ${wanted}`);
       dropOne(found.name);
     } else throw wrongType(ctx, 'index', target, 'string, object, array');
     ctx.store.changed();
