@@ -25,3 +25,20 @@ export {
   type Relasjon,
   type Tidsbegrensning,
 } from './lib/types';
+export {
+  setInclusion,
+  type Inclusion,
+  type InclusionChange,
+  type InclusionStore,
+  type SetInclusionOptions,
+  type SetInclusionPorts,
+} from './lib/inclusions/set-inclusion';
+export {
+  getRepresentation,
+  parseRepresentationImport,
+  tilleggsinfoOf,
+  type ImportLineError,
+  type RepresentationImport,
+  type RepresentationLookup,
+  type RepresentationRelationship,
+} from './lib/representation/relationships';
