@@ -1,0 +1,114 @@
+import type { Request, RequestHandler } from 'express';
+import { refused, type AuthScheme } from './errors';
+
+export type ScopeKind = 'read' | 'write' | 'admin';
+
+/** Who is calling, as the verified access token says. */
+export interface Caller {
+  /** The token's `client_id` claim: the calling system. */
+  readonly clientId: string | undefined;
+  /** The token's scopes, exactly as issued. */
+  readonly scopes: ReadonlySet<string>;
+  /** Citizen context: the identity number in the token's `pid` claim. Personal data: never log it. */
+  readonly pid: string | undefined;
+  /** How the token came: as a Bearer token or DPoP-bound with a proof. */
+  readonly scheme: AuthScheme;
+  /** Holds `<audience>/personverninnstilling_<kind>`; the admin scope implies read and write. */
+  has(kind: ScopeKind): boolean;
+  readonly isAdmin: boolean;
+}
+
+export function scopeName(audience: string, kind: ScopeKind): string {
+  return `${audience}/personverninnstilling_${kind}`;
+}
+
+class VerifiedCaller implements Caller {
+  readonly isAdmin: boolean;
+
+  constructor(
+    readonly audience: string,
+    readonly clientId: string | undefined,
+    readonly scopes: ReadonlySet<string>,
+    readonly pid: string | undefined,
+    readonly scheme: AuthScheme,
+  ) {
+    this.isAdmin = scopes.has(scopeName(audience, 'admin'));
+  }
+
+  has(kind: ScopeKind): boolean {
+    return this.isAdmin || this.scopes.has(scopeName(this.audience, kind));
+  }
+
+  /** A caller that ends up in a log line shows who called, never the identity number. */
+  toJSON(): Record<string, unknown> {
+    return {
+      clientId: this.clientId,
+      scopes: [...this.scopes],
+      citizen: this.pid !== undefined,
+      scheme: this.scheme,
+    };
+  }
+}
+
+export function newCaller(
+  audience: string,
+  claims: { clientId: string | undefined; scopes: ReadonlySet<string>; pid: string | undefined },
+  scheme: AuthScheme,
+): Caller {
+  return new VerifiedCaller(audience, claims.clientId, claims.scopes, claims.pid, scheme);
+}
+
+const callers = new WeakMap<Request, Caller>();
+
+export function setCaller(req: Request, caller: Caller): void {
+  callers.set(req, caller);
+}
+
+/**
+ * The caller `authenticate` verified for this request. Throws a programmer error (a 500, logged)
+ * when it did not run: a route that reads the caller without authentication is a bug, never a
+ * reason to let the request through.
+ */
+export function callerOf(req: Request): Caller {
+  const caller = callers.get(req);
+  if (!caller) {
+    throw new Error(
+      `callerOf: no authenticated caller for ${req.method} ${req.path}; mount PrivacyAuth.authenticate before this handler`,
+    );
+  }
+  return caller;
+}
+
+/** Lets the request through when the caller holds the scope kind; refuses it with EPVK-100403 otherwise. */
+export function requireScope(kind: ScopeKind, refusalStatus: 401 | 403): RequestHandler {
+  return (req, _res, next) => {
+    const caller = callerOf(req);
+    if (!caller.has(kind)) {
+      throw refused(
+        `The access token lacks the personverninnstilling_${kind} scope`,
+        refusalStatus,
+        caller.scheme,
+        caller instanceof VerifiedCaller ? scopeName(caller.audience, kind) : undefined,
+      );
+    }
+    next();
+  };
+}
+
+/**
+ * Citizen operations: the token must be in a citizen's context (a `pid` claim); no scope is
+ * needed. A system token is refused as a missing scope is.
+ */
+export function requireCitizen(refusalStatus: 401 | 403): RequestHandler {
+  return (req, _res, next) => {
+    const caller = callerOf(req);
+    if (caller.pid === undefined) {
+      throw refused(
+        "This operation needs an access token in a citizen's context (a pid claim)",
+        refusalStatus,
+        caller.scheme,
+      );
+    }
+    next();
+  };
+}

@@ -1,0 +1,90 @@
+import { AppError } from '@nhp/shared-errors';
+
+/** privacy-api's codes for authentication and refusal (see the app's error catalogue). */
+export const UNAUTHENTICATED_CODE = 'EPVK-100401';
+export const REFUSED_CODE = 'EPVK-100403';
+/** A dependency is down: here, the identity provider's key set cannot be fetched. */
+export const UNAVAILABLE_CODE = 'EPVK-100503';
+
+/** The signature algorithms accepted for access tokens and DPoP proofs. */
+export const ACCEPTED_ALGS = ['ES256', 'PS256', 'RS256'] as const;
+
+export type AuthScheme = 'Bearer' | 'DPoP';
+
+/** RFC 6750 / RFC 9449 error codes of a WWW-Authenticate challenge. */
+export type ChallengeError =
+  'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'insufficient_scope';
+
+interface Challenge {
+  /** The scheme the client used, which carries the error; the other is offered without one. */
+  scheme?: AuthScheme;
+  error?: ChallengeError;
+  description?: string;
+  scope?: string;
+}
+
+const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
+
+/**
+ * Both schemes are always offered, so a client learns that DPoP is accepted (RFC 9449 §7.1: the
+ * DPoP challenge names the accepted proof algorithms); the scheme the client used carries the
+ * error. Descriptions are our own fixed sentences, never anything taken from the request.
+ */
+export function wwwAuthenticate(challenge: Challenge = {}): string {
+  const params = (scheme: AuthScheme): string[] => {
+    const list: string[] = [];
+    if (challenge.error && challenge.scheme === scheme) {
+      list.push(`error=${quoted(challenge.error)}`);
+      if (challenge.description) list.push(`error_description=${quoted(challenge.description)}`);
+      if (challenge.scope) list.push(`scope=${quoted(challenge.scope)}`);
+    }
+    if (scheme === 'DPoP') list.push(`algs=${quoted(ACCEPTED_ALGS.join(' '))}`);
+    return list;
+  };
+  const bearer = params('Bearer');
+  const dpop = params('DPoP');
+  return [bearer.length ? `Bearer ${bearer.join(', ')}` : 'Bearer', `DPoP ${dpop.join(', ')}`].join(
+    ', ',
+  );
+}
+
+/** 401: missing, malformed or badly signed credentials, or (expired) credentials that have expired. */
+export function unauthenticated(
+  message: string,
+  challenge: Challenge & { expired?: boolean } = {},
+): AppError {
+  return new AppError({
+    code: UNAUTHENTICATED_CODE,
+    status: 401,
+    message,
+    category: challenge.expired ? 'credentials-expired' : 'authentication',
+    headers: { 'WWW-Authenticate': wwwAuthenticate(challenge) },
+  });
+}
+
+/**
+ * Refusal of an authenticated caller: 403 where the interface lists 403, 401 elsewhere (the
+ * interface declares no 403 there). A 401 must carry a challenge; 403 gets one as RFC 6750 §3.1
+ * describes for insufficient_scope.
+ */
+export function refused(
+  message: string,
+  status: 401 | 403,
+  scheme: AuthScheme,
+  scope?: string,
+): AppError {
+  return new AppError({
+    code: REFUSED_CODE,
+    status,
+    message,
+    category: 'authorization',
+    headers: {
+      'WWW-Authenticate': wwwAuthenticate({
+        scheme,
+        error: 'insufficient_scope',
+        description: message,
+        scope,
+      }),
+    },
+  });
+}

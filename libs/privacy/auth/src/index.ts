@@ -1,0 +1,37 @@
+export {
+  callerOf,
+  requireCitizen,
+  requireScope,
+  scopeName,
+  type Caller,
+  type ScopeKind,
+} from './caller';
+export {
+  privacyAuthOptionsFromConfig,
+  type AuthOptionsFromConfigExtras,
+  type PrivacyAuthConfig,
+} from './config';
+export {
+  defaultDevDataDir,
+  DEV_ISSUER,
+  DEV_JWKS_FILE,
+  DEV_KEY_FILE,
+  ensureDevKey,
+  loadDevKey,
+  type DevKey,
+} from './dev-key';
+export { htuOf, type DpopOptions } from './dpop';
+export {
+  ACCEPTED_ALGS,
+  REFUSED_CODE,
+  UNAUTHENTICATED_CODE,
+  UNAVAILABLE_CODE,
+  type AuthScheme,
+} from './errors';
+export {
+  createPrivacyAuth,
+  type JwksSource,
+  type PrivacyAuth,
+  type PrivacyAuthOptions,
+  type PrivacyAuthStats,
+} from './privacy-auth';

@@ -1,0 +1,335 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Request, RequestHandler } from 'express';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { LRUCache } from 'lru-cache';
+import { AppError } from '@nhp/shared-errors';
+import type { Logger } from '@nhp/shared-logger';
+import { newCaller, setCaller } from './caller';
+import { createDpopVerifier, ProofError, type DpopOptions } from './dpop';
+import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
+
+export type JwksSource =
+  /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
+  | { url: string; cooldownMs?: number; cacheMaxAgeMs?: number; timeoutMs?: number }
+  /** A JWKS document on disk, read once at start (restart to rotate keys). */
+  | { file: string }
+  | { keys: JSONWebKeySet };
+
+export interface PrivacyAuthOptions {
+  issuer: string;
+  /** Expected `aud`, and the prefix of the scopes (`<audience>/personverninnstilling_read`). */
+  audience: string;
+  jwks: JwksSource;
+  /** Skew allowed on `exp` and `nbf`. Default 30. */
+  clockToleranceSec?: number;
+  /** The clock (ms since the epoch); tests inject one. */
+  now?: () => number;
+  dpop?: DpopOptions;
+  /** Verified tokens kept by their hash until expiry. Default 10 000; 0 turns the cache off. */
+  tokenCacheSize?: number;
+  logger?: Logger;
+}
+
+export interface PrivacyAuthStats {
+  /** Access tokens whose signature and claims were checked (cache misses). */
+  tokenVerifications: number;
+  /** Requests served by a cached verification. */
+  tokenCacheHits: number;
+}
+
+export interface PrivacyAuth {
+  /** Verifies the request's access token (and DPoP proof); sets the caller for callerOf(req); throws 401. */
+  authenticate: RequestHandler;
+  /** Counters for tests and metrics. */
+  stats(): PrivacyAuthStats;
+}
+
+/** What a verified access token says, kept per token hash. */
+interface VerifiedToken {
+  clientId: string | undefined;
+  scopes: ReadonlySet<string>;
+  pid: string | undefined;
+  /** `cnf.jkt`: the token is bound to this DPoP key. */
+  jkt: string | undefined;
+  expMs: number;
+}
+
+/** A token that verified but whose claims are not of the shape we need. */
+class ClaimError extends Error {}
+
+// RFC 7235 token68, which is what a JWT is; one space (or more) after the scheme name.
+const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
+const ACCEPTED_TYP = new Set(['at+jwt', 'jwt']);
+
+function keyGetter(source: JwksSource): JWTVerifyGetKey {
+  if ('url' in source) {
+    // jose caches the set, refetches it on an unknown kid no more often than the cooldown, and
+    // refreshes it after cacheMaxAge: exactly what an identity provider's rotation needs.
+    return createRemoteJWKSet(new URL(source.url), {
+      cooldownDuration: source.cooldownMs ?? 30_000,
+      cacheMaxAge: source.cacheMaxAgeMs ?? 600_000,
+      timeoutDuration: source.timeoutMs ?? 5_000,
+    });
+  }
+  if ('file' in source) {
+    let jwks: JSONWebKeySet;
+    try {
+      jwks = JSON.parse(readFileSync(source.file, 'utf8')) as JSONWebKeySet;
+    } catch (err) {
+      throw new Error(
+        `privacy-auth: cannot read the JWKS file ${source.file}: ${(err as Error).message}`,
+      );
+    }
+    if (!Array.isArray(jwks?.keys)) {
+      throw new Error(`privacy-auth: ${source.file} is not a JWKS document (no "keys" array)`);
+    }
+    return createLocalJWKSet(jwks);
+  }
+  return createLocalJWKSet(source.keys);
+}
+
+function scopesOf(claim: unknown): Set<string> {
+  if (claim === undefined) return new Set();
+  if (typeof claim === 'string') return new Set(claim.split(' ').filter(Boolean));
+  if (Array.isArray(claim) && claim.every((s) => typeof s === 'string')) return new Set(claim);
+  throw new ClaimError('scope is neither a JSON array of strings nor a space-separated string');
+}
+
+function optionalString(payload: JWTPayload, name: string): string | undefined {
+  const value = payload[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ClaimError(`${name} is not a non-empty string`);
+  }
+  return value;
+}
+
+function jktOf(payload: JWTPayload): string | undefined {
+  const cnf = payload['cnf'];
+  if (cnf === undefined) return undefined;
+  const jkt = (cnf as { jkt?: unknown } | null)?.jkt;
+  if (typeof cnf !== 'object' || cnf === null || (jkt !== undefined && typeof jkt !== 'string')) {
+    throw new ClaimError('cnf is malformed');
+  }
+  return jkt as string | undefined;
+}
+
+/** The URL the client addressed, as Express sees it (trust proxy decides whether X-Forwarded-* count). */
+function requestUrlOf(req: Request): string {
+  return `${req.protocol}://${req.host}${req.originalUrl}`;
+}
+
+export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
+  const now = options.now ?? Date.now;
+  const toleranceSec = options.clockToleranceSec ?? 30;
+  const getKey = keyGetter(options.jwks);
+  const remote = 'url' in options.jwks;
+  const verifyProof = createDpopVerifier(options.dpop);
+  const cacheSize = options.tokenCacheSize ?? 10_000;
+  // Keyed by SHA-256 of the token, so the cache holds no usable credential. Expiry is checked on
+  // every hit against the injected clock; the LRU bound keeps memory flat whatever the traffic.
+  const verified =
+    cacheSize > 0 ? new LRUCache<string, VerifiedToken>({ max: cacheSize }) : undefined;
+  const stats: PrivacyAuthStats = { tokenVerifications: 0, tokenCacheHits: 0 };
+  const log = options.logger;
+
+  async function verifyToken(token: string, scheme: AuthScheme): Promise<VerifiedToken> {
+    const hash = createHash('sha256').update(token).digest('base64url');
+    const cached = verified?.get(hash);
+    if (cached) {
+      if (cached.expMs + toleranceSec * 1000 > now()) {
+        stats.tokenCacheHits += 1;
+        return cached;
+      }
+      verified?.delete(hash);
+    }
+    stats.tokenVerifications += 1;
+
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw unauthenticated('The access token is malformed', {
+        scheme,
+        error: 'invalid_token',
+        description: 'malformed token',
+      });
+    }
+    const typ = typeof header.typ === 'string' ? header.typ.toLowerCase() : undefined;
+    if (typ === undefined || !ACCEPTED_TYP.has(typ.replace(/^application\//, ''))) {
+      throw unauthenticated('The access token type (typ) must be at+jwt or JWT', {
+        scheme,
+        error: 'invalid_token',
+        description: 'wrong token type',
+      });
+    }
+
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, getKey, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms: [...ACCEPTED_ALGS],
+        requiredClaims: ['exp'],
+        clockTolerance: toleranceSec,
+        currentDate: new Date(now()),
+      }));
+    } catch (err) {
+      throw tokenError(err, scheme);
+    }
+
+    let result: VerifiedToken;
+    try {
+      result = {
+        clientId: optionalString(payload, 'client_id'),
+        scopes: scopesOf(payload['scope']),
+        pid: optionalString(payload, 'pid'),
+        jkt: jktOf(payload),
+        expMs: (payload.exp as number) * 1000,
+      };
+    } catch (err) {
+      log?.debug({ reason: (err as Error).message }, 'access token refused: claims');
+      throw unauthenticated(`The access token's claims are malformed: ${(err as Error).message}`, {
+        scheme,
+        error: 'invalid_token',
+        description: 'malformed claims',
+      });
+    }
+    verified?.set(hash, result);
+    return result;
+  }
+
+  function tokenError(err: unknown, scheme: AuthScheme) {
+    // jose's error codes name the check (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED,
+    // ...); only the code is logged, never the token.
+    log?.debug({ reason: errorCode(err) }, 'access token refused');
+    if (err instanceof joseErrors.JWTExpired) {
+      return unauthenticated('The access token has expired', {
+        scheme,
+        error: 'invalid_token',
+        description: 'token expired',
+        expired: true,
+      });
+    }
+    if (err instanceof joseErrors.JWTClaimValidationFailed) {
+      return unauthenticated(
+        `The access token is not accepted: its ${err.claim} claim does not match`,
+        { scheme, error: 'invalid_token', description: `${err.claim} claim not accepted` },
+      );
+    }
+    if (remote && isJwksFetchFailure(err)) {
+      // The token may well be fine: we could not get the keys to check it. An outage, like an
+      // unreachable database, not a verdict on the client's credentials.
+      log?.warn({ reason: errorCode(err) }, 'the JWKS could not be fetched');
+      return new AppError({
+        code: UNAVAILABLE_CODE,
+        status: 500,
+        message: "The identity provider's signing keys could not be fetched; try again later",
+        category: 'unavailable',
+        expose: true,
+      });
+    }
+    return unauthenticated('The access token is malformed or its signature is invalid', {
+      scheme,
+      error: 'invalid_token',
+      description: 'invalid token',
+    });
+  }
+
+  const authenticate: RequestHandler = async (req, _res, next) => {
+    const authorization = req.headers.authorization;
+    if (authorization === undefined || authorization === '') {
+      throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)');
+    }
+    const match = AUTHORIZATION.exec(authorization);
+    if (!match) {
+      throw unauthenticated('The Authorization header must be "Bearer <token>" or "DPoP <token>"', {
+        scheme: /^dpop\b/i.test(authorization) ? 'DPoP' : 'Bearer',
+        error: 'invalid_request',
+        description: 'malformed Authorization header',
+      });
+    }
+    const scheme: AuthScheme = (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+    const token = match[2] as string;
+    const claims = await verifyToken(token, scheme);
+
+    if (scheme === 'Bearer') {
+      if (claims.jkt !== undefined) {
+        throw unauthenticated('This access token is DPoP-bound: send it as DPoP with a proof', {
+          scheme,
+          error: 'invalid_token',
+          description: 'DPoP-bound token sent as Bearer',
+        });
+      }
+    } else {
+      if (claims.jkt === undefined) {
+        throw unauthenticated('A token sent as DPoP must be bound to a key (cnf.jkt)', {
+          scheme,
+          error: 'invalid_token',
+          description: 'token not DPoP-bound',
+        });
+      }
+      const proof = req.headers.dpop;
+      // Node joins repeated DPoP headers with ", "; a JWT never contains one (RFC 9449 §4.3: one proof).
+      if (typeof proof !== 'string' || proof === '' || proof.includes(',')) {
+        throw unauthenticated('Exactly one DPoP proof header is required', {
+          scheme,
+          error: 'invalid_dpop_proof',
+          description: 'missing DPoP proof',
+        });
+      }
+      try {
+        await verifyProof({
+          proof,
+          method: req.method,
+          requestUrl: requestUrlOf(req),
+          accessToken: token,
+          jkt: claims.jkt,
+          nowMs: now(),
+        });
+      } catch (err) {
+        if (!(err instanceof ProofError)) throw err;
+        log?.debug({ reason: err.message }, 'DPoP proof refused');
+        throw unauthenticated(err.message, {
+          scheme,
+          error: 'invalid_dpop_proof',
+          description: err.message,
+        });
+      }
+    }
+
+    setCaller(req, newCaller(options.audience, claims, scheme));
+    next();
+  };
+
+  return { authenticate, stats: () => ({ ...stats }) };
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.name : 'unknown';
+}
+
+/**
+ * jose's remote key set fails with fetch's own TypeError (connection refused, DNS), a generic
+ * JOSEError for a non-200 or non-JSON answer, or JWKSInvalid for a body that is no key set. Any
+ * other error is a verdict on the token (when in doubt: 401, never a 500 a client could provoke).
+ */
+function isJwksFetchFailure(err: unknown): boolean {
+  if (err instanceof joseErrors.JWKSTimeout) return true;
+  if (err instanceof joseErrors.JOSEError) {
+    return err.code === 'ERR_JOSE_GENERIC' || err.code === 'ERR_JWKS_INVALID';
+  }
+  // By name: fetch's TypeError may come from another realm (test runners), where instanceof fails.
+  return (err as Error | null)?.name === 'TypeError' && (err as Error).message === 'fetch failed';
+}

@@ -1,0 +1,304 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { createTestIssuer, type DpopKey, type TestIssuer } from '@nhp/privacy-testing';
+import { captureLogs, testApp, type LogCapture } from './helpers';
+
+/**
+ * DPoP over a real listening server, so that the URL the proof names (htu) is the one the request
+ * really went to.
+ */
+describe('authenticate with DPoP', () => {
+  let issuer: TestIssuer;
+  let key: DpopKey;
+  let server: Server;
+  let base: string;
+  let logs: LogCapture;
+  let clockMs = Date.now();
+  const nowSec = () => Math.floor(clockMs / 1000);
+
+  beforeAll(async () => {
+    issuer = await createTestIssuer();
+    key = await issuer.newDpopKey();
+    logs = captureLogs();
+    const { app } = testApp({
+      ...issuer.authOptions(),
+      logger: logs.logger,
+      now: () => clockMs,
+      dpop: { iatWindowSec: 60 },
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  beforeEach(() => {
+    clockMs = Date.now();
+  });
+
+  const boundToken = (k: DpopKey = key) =>
+    issuer.mint({ dpopKey: k, scopes: ['read'], clientId: 'dpop-client', iat: nowSec() });
+
+  async function call(
+    token: string,
+    proof: string | undefined,
+    { path = '/whoami', method = 'GET', scheme = 'DPoP' } = {},
+  ) {
+    const req = method === 'POST' ? request(base).post(path) : request(base).get(path);
+    req.set('Authorization', `${scheme} ${token}`);
+    if (proof !== undefined) req.set('DPoP', proof);
+    return req;
+  }
+
+  const expectProofRefused = (res: request.Response, pattern: RegExp) => {
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'EPVK-100401', category: 'authentication' });
+    expect(res.body.message).toMatch(pattern);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer, DPoP error="invalid_dpop_proof"/);
+  };
+
+  it('when a bound token comes as DPoP with a fresh proof, then the caller is known', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      iat: nowSec(),
+    });
+    const res = await call(token, proof);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ clientId: 'dpop-client', scheme: 'DPoP', read: true });
+  });
+
+  it('when the proof htu has a query, a fragment, an upper-case host or the default port missing from the path, then only scheme, host and path count', async () => {
+    const token = await boundToken();
+    const url = `${base.replace('http://', 'HTTP://')}/whoami?ignored=1#frag`;
+    const proof = await issuer.dpopProof({ key, method: 'GET', url, accessToken: token });
+    expect((await call(token, proof, { path: '/whoami?x=2' })).status).toBe(200);
+  });
+
+  it('when the method differs from htm, then 401', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'POST',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expectProofRefused(await call(token, proof), /htm/);
+  });
+
+  it.each([
+    ['another path', '/other'],
+    ['another path case', '/WhoAmI'],
+    ['another host', 'http://localhost:1/whoami'],
+    ['another scheme', 'https://127.0.0.1/whoami'],
+    ['a relative URL', '/whoami'],
+  ])('when htu names %s, then 401', async (_name, target) => {
+    const token = await boundToken();
+    const url = target.startsWith('http') || _name === 'a relative URL' ? target : base + target;
+    const proof = await issuer.dpopProof({ key, method: 'GET', url, accessToken: token });
+    expectProofRefused(await call(token, proof), /htu/);
+  });
+
+  it('when ath is of another token, then 401', async () => {
+    const token = await boundToken();
+    const other = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: other,
+    });
+    expectProofRefused(await call(token, proof), /ath/);
+  });
+
+  it('when the proof has no ath, then 401', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({ key, method: 'GET', url: `${base}/whoami` });
+    expectProofRefused(await call(token, proof), /ath/);
+  });
+
+  it.each([
+    ['too old', -61],
+    ['too far ahead', 61],
+  ])('when iat is %s, then 401', async (_name, offset) => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      iat: nowSec() + offset,
+    });
+    expectProofRefused(await call(token, proof), /iat/);
+  });
+
+  it('when a proof is replayed within its window, then the second use is refused', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      iat: nowSec(),
+    });
+    expect((await call(token, proof)).status).toBe(200);
+    clockMs += 30_000;
+    expectProofRefused(await call(token, proof), /used before/);
+  });
+
+  it('when a refused proof is sent again after a fix elsewhere, then its jti was not burnt', async () => {
+    const token = await boundToken();
+    const jti = 'reusable-after-refusal';
+    const wrong = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      jti,
+      extra: { htm: 'DELETE' },
+    });
+    expectProofRefused(await call(token, wrong), /htm/);
+    const right = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      jti,
+    });
+    expect((await call(token, right)).status).toBe(200);
+  });
+
+  it('when the proof is signed by another key than cnf.jkt names, then 401', async () => {
+    const token = await boundToken();
+    const other = await issuer.newDpopKey();
+    const proof = await issuer.dpopProof({
+      key: other,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expectProofRefused(await call(token, proof), /bound to/);
+  });
+
+  it('when the proof header carries one key but is signed by another, then 401', async () => {
+    const token = await boundToken();
+    const other = await issuer.newDpopKey();
+    const proof = await issuer.dpopProof({
+      key: { ...key, privateKey: other.privateKey },
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expectProofRefused(await call(token, proof), /signature/);
+  });
+
+  it('when the proof typ is not dpop+jwt, then 401', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+      typ: 'JWT',
+    });
+    expectProofRefused(await call(token, proof), /malformed/);
+  });
+
+  it('when the proof is an RS256 proof by an RSA key the token is bound to, then it is accepted', async () => {
+    const rsa = await issuer.newDpopKey('RS256');
+    const token = await boundToken(rsa);
+    const proof = await issuer.dpopProof({
+      key: rsa,
+      method: 'POST',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expect((await call(token, proof, { method: 'POST' })).status).toBe(200);
+  });
+
+  it('when the DPoP header is missing or doubled, then 401', async () => {
+    const token = await boundToken();
+    expectProofRefused(await call(token, undefined), /DPoP proof header/);
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expectProofRefused(await call(token, `${proof}, ${proof}`), /DPoP proof header/);
+  });
+
+  it('when a DPoP-bound token is sent as Bearer, then 401 even with a valid proof', async () => {
+    const token = await boundToken();
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    const res = await call(token, proof, { scheme: 'Bearer' });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/DPoP-bound/);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('when an unbound token is sent as DPoP with a proof, then 401', async () => {
+    const token = await issuer.mint({ scopes: ['read'], iat: nowSec() });
+    const proof = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    const res = await call(token, proof);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/cnf\.jkt/);
+    expect(res.headers['www-authenticate']).toMatch(/DPoP error="invalid_token"/);
+  });
+
+  it('then no proof or token reached the log', () => {
+    expect(logs.text()).not.toMatch(/eyJ[A-Za-z0-9_-]{20,}/);
+  });
+});
+
+describe('DPoP behind a proxy', () => {
+  it('when the app trusts the proxy, then htu is checked against X-Forwarded-Proto and -Host and the full path', async () => {
+    const issuer = await createTestIssuer();
+    const key = await issuer.newDpopKey();
+    const { app } = testApp(issuer.authOptions(), { trustProxy: true });
+    const token = await issuer.mint({ dpopKey: key, scopes: ['read'] });
+    const url = 'https://api.example.no/base/path/whoami';
+    const proof = await issuer.dpopProof({ key, method: 'GET', url, accessToken: token });
+    const res = await request(app)
+      .get('/base/path/whoami')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'API.example.no')
+      .set('Authorization', `DPoP ${token}`)
+      .set('DPoP', proof);
+    expect(res.status).toBe(200);
+  });
+
+  it('when the app does not trust the proxy, then forwarded headers are ignored and the proof fails', async () => {
+    const issuer = await createTestIssuer();
+    const key = await issuer.newDpopKey();
+    const { app } = testApp(issuer.authOptions(), { trustProxy: false });
+    const token = await issuer.mint({ dpopKey: key, scopes: ['read'] });
+    const url = 'https://api.example.no/base/path/whoami';
+    const proof = await issuer.dpopProof({ key, method: 'GET', url, accessToken: token });
+    const res = await request(app)
+      .get('/base/path/whoami')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'api.example.no')
+      .set('Authorization', `DPoP ${token}`)
+      .set('DPoP', proof);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/htu/);
+  });
+});

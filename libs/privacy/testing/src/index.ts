@@ -1,0 +1,16 @@
+export {
+  accessTokenHash,
+  createTestIssuer,
+  DEFAULT_TEST_AUDIENCE,
+  DEFAULT_TEST_ISSUER,
+  dpopProof,
+  newDpopKey,
+  type CreateTestIssuerOptions,
+  type DpopKey,
+  type DpopProofOptions,
+  type MintOptions,
+  type SigningAlg,
+  type TestAuthOptions,
+  type TestIssuer,
+  type TestScopeKind,
+} from './test-issuer';
