@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     createApp({ logger, health }),
     config.PRIVACY_API_PORT,
     config.PRIVACY_API_HOST,
+    config,
   );
   logger.info({ port: config.PRIVACY_API_PORT }, 'privacy-api listening');
 

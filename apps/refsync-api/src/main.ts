@@ -49,7 +49,10 @@ async function main(): Promise<void> {
   });
   const version = await app.warmUp();
 
-  const server = await listen(app, config.REFSYNC_API_PORT, config.REFSYNC_API_HOST);
+  const server = await listen(app, config.REFSYNC_API_PORT, config.REFSYNC_API_HOST, {
+    ...config,
+    errorsFrom: app.express,
+  });
   logger.info(
     {
       port: config.REFSYNC_API_PORT,
