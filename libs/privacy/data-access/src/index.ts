@@ -1,1 +1,15 @@
 export * from './lib/journal';
+export {
+  createInclusionRepository,
+  INCLUSIONS_COLLECTION,
+  inclusionKey,
+  type InclusionHistoryItem,
+  type InclusionRepository,
+  type StoredInclusion,
+} from './lib/inclusions/inclusion.repository';
+export {
+  createRepresentationRepository,
+  REPRESENTATION_COLLECTION,
+  type ImportOptions,
+  type RepresentationRepository,
+} from './lib/representation/representation.repository';
