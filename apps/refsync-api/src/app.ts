@@ -4,7 +4,7 @@ import {
   SYNC_COMPLETED_SUBJECT,
   syncCompletedEventDataSchema,
 } from '@nhp/refsync-contracts';
-import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
+import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
 import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
 import {
   createHttpApp,
@@ -12,7 +12,7 @@ import {
   REQUEST_ID_HEADER,
   requestIdFrom,
 } from '@nhp/shared-http';
-import { badRequest, notAcceptable, serviceUnavailable, unauthorized } from '@nhp/shared-errors';
+import { AppError, badRequest, notAcceptable, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,
@@ -100,19 +100,8 @@ function notModifiedHeaderList(etag: string, requestId: string): string[] {
   ];
 }
 
-/** The message says nothing internal, so it is shown; Retry-After tells a client when to try. */
-function databaseUnavailable(cause: unknown) {
-  return serviceUnavailable(
-    'DATABASE_UNAVAILABLE',
-    'The data store cannot be reached; retry later',
-    undefined,
-    { cause, expose: true, headers: { 'Retry-After': '5' } },
-  );
-}
-
-/** A driver or mongoose error means the database is away: 503, worth a retry, not a 500. */
-function isDatabaseUnavailable(err: unknown): boolean {
-  return err instanceof Error && /^Mongo/.test(err.name);
+function isVersionConflict(err: unknown): boolean {
+  return err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT;
 }
 
 /**
@@ -162,26 +151,11 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const docsOpenApi = openApiDocument();
   const openApiBytes = Buffer.from(JSON.stringify(docsOpenApi), 'utf8');
 
-  async function refreshedVersion(): Promise<number> {
-    try {
-      return await versions.refresh('request');
-    } catch (err) {
-      throw databaseUnavailable(err);
-    }
-  }
-
-  async function obtain(
-    selection: Selection,
-    version: number,
-    encoding: ContentEncoding,
-  ): Promise<CachedResponse> {
-    try {
-      return await responses.obtain(selection, version, encoding);
-    } catch (err) {
-      if (!isDatabaseUnavailable(err)) throw err;
-      throw databaseUnavailable(err);
-    }
-  }
+  // The reader rejects with AppErrors only (driver errors are translated in data-access), so
+  // whatever it throws is formatted as it is: anything else is a bug and becomes a 500.
+  const refreshedVersion = () => versions.refresh('request');
+  const obtain = (selection: Selection, version: number, encoding: ContentEncoding) =>
+    responses.obtain(selection, version, encoding);
 
   /** The Express route of one dataset path: the reference behaviour, rules 1-7 included. */
   function datasetHandler(route: DatasetRoute) {
@@ -248,7 +222,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
               source = 'computed';
               break;
             } catch (err) {
-              if (!(err instanceof RefsyncVersionConflictError)) throw err;
+              if (!isVersionConflict(err)) throw err;
               if (attempt === MAX_VERSION_ATTEMPTS) throw databaseUnavailable(err);
               req.log.info(
                 { version, attempt },

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { DATASETS, type Dataset } from '@nhp/refsync-contracts';
 import {
   createRefsyncClient,
-  RefsyncApiError,
+  REFSYNC_API_ERROR_STATUS,
   RefsyncMirror,
   type MirrorChanges,
   type Spelling,
 } from '@nhp/refsync-client';
 import { formatChanges, runMirror } from '@nhp/refsync-mirror';
+import { AppError } from '@nhp/shared-errors';
 import { readSampleData } from '@nhp/refsync-sample-data';
 import type { RefsyncApp } from '../src/app';
 import { del, put, startHarness, TEST_KEY, type Changes, type Harness } from './support/harness';
@@ -137,12 +138,10 @@ describe('client SDK against the real service', () => {
 
   it('when the key is wrong, then the client rejects with the problem details', async () => {
     const client = createRefsyncClient({ baseUrl, apiKey: 'wrong' });
-    const err = (await client
-      .fetchDataset('treatmentGroup')
-      .catch((e: unknown) => e)) as RefsyncApiError;
-    expect(err).toBeInstanceOf(RefsyncApiError);
-    expect(err.status).toBe(401);
-    expect(err.problem?.code).toBe('UNAUTHORIZED');
+    const err = (await client.fetchDataset('treatmentGroup').catch((e: unknown) => e)) as AppError;
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe(REFSYNC_API_ERROR_STATUS);
+    expect(err.details).toMatchObject({ status: 401, problem: { code: 'UNAUTHORIZED' } });
   });
 });
 

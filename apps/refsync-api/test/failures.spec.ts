@@ -1,4 +1,4 @@
-import { RefsyncVersionConflictError } from '@nhp/refsync-data-access';
+import { refsyncStorageError, versionConflict } from '@nhp/refsync-data-access';
 import { createLogger } from '@nhp/shared-logger';
 import request from 'supertest';
 import { createApp } from '../src/app';
@@ -33,11 +33,16 @@ function driverError(name: string): Error {
   return err;
 }
 
+/** What the read repository rejects with when the driver fails: already an AppError. */
+function storageError(name: string): Error {
+  return refsyncStorageError(driverError(name));
+}
+
 describe('when storage fails', () => {
   it('when the database cannot be reached, then 503 problem details without internals', async () => {
     const app = appWith({
-      currentVersion: () => Promise.reject(driverError('MongoServerSelectionError')),
-      scanItems: () => Promise.reject(driverError('MongoServerSelectionError')),
+      currentVersion: () => Promise.reject(storageError('MongoServerSelectionError')),
+      scanItems: () => Promise.reject(storageError('MongoServerSelectionError')),
     });
     const res = await request(app)
       .get('/api/v1/treatmentGroup')
@@ -60,7 +65,7 @@ describe('when storage fails', () => {
   it('when the database fails while a body is computed, then 503 too', async () => {
     const app = appWith({
       currentVersion: async () => 3,
-      scanItems: () => Promise.reject(driverError('MongoNetworkError')),
+      scanItems: () => Promise.reject(storageError('MongoNetworkError')),
     });
     await request(app).get('/api/v1/reimbursementGroup').set('X-API-KEY', TEST_KEY).expect(503);
     await app.close();
@@ -79,7 +84,7 @@ describe('when storage fails', () => {
       scanItems: async (dataset, options, onItem) => {
         if (!broken) return scanOf(items)(dataset, options, onItem);
         onItem({ itemId: 'TG-1', item: items[0] });
-        throw driverError('MongoNetworkError');
+        throw storageError('MongoNetworkError');
       },
     });
     const failed = await request(app)
@@ -96,6 +101,22 @@ describe('when storage fails', () => {
       'TG-1',
       'TG-2',
     ]);
+    await app.close();
+  });
+
+  it('when the storage port rejects with an untranslated driver error, then it is a 500, not a guessed 503', async () => {
+    const bug = new Error('unknown operator: $bogus');
+    bug.name = 'MongoServerError';
+    const app = appWith({
+      currentVersion: async () => 3,
+      scanItems: () => Promise.reject(bug),
+    });
+    const res = await request(app)
+      .get('/api/v1/treatmentGroup')
+      .set('X-API-KEY', TEST_KEY)
+      .expect(500);
+    expect(JSON.parse(res.text)).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
+    expect(res.headers['retry-after']).toBeUndefined();
     await app.close();
   });
 
@@ -125,7 +146,7 @@ describe('when storage fails', () => {
       scanItems: async (dataset, options, onItem) => {
         if (options.atVersion < 3) {
           version = 3; // two syncs committed meanwhile
-          throw new RefsyncVersionConflictError(options.atVersion, 3, 'left behind');
+          throw versionConflict(options.atVersion, 3, 'left behind');
         }
         const items = [
           {
@@ -152,7 +173,7 @@ describe('when storage fails', () => {
       currentVersion: async () => version,
       scanItems: async (_dataset, { atVersion }) => {
         version = atVersion + 2;
-        throw new RefsyncVersionConflictError(atVersion, version, 'left behind');
+        throw versionConflict(atVersion, version, 'left behind');
       },
     });
     const res = await request(app)
@@ -167,7 +188,7 @@ describe('when storage fails', () => {
     let down = false;
     const app = appWith({
       currentVersion: async () => {
-        if (down) throw driverError('MongoNetworkError');
+        if (down) throw storageError('MongoNetworkError');
         return 1;
       },
       scanItems: scanOf([

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { RefsyncApiError, RefsyncProtocolError } from '@nhp/refsync-client';
+import { REFSYNC_API_ERROR_STATUS, REFSYNC_API_PROTOCOL } from '@nhp/refsync-client';
+import { AppError } from '@nhp/shared-errors';
 import { formatChanges, runMirror } from './run-mirror';
 
 const USAGE = `Usage: npm run refsync-mirror -- --url <base url> [--api-key <key>] [--file <path>]
@@ -60,7 +61,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${formatChanges(changes)}\nsaved ${values.file}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof RefsyncApiError || err instanceof RefsyncProtocolError) {
+    if (
+      err instanceof AppError &&
+      (err.code === REFSYNC_API_ERROR_STATUS || err.code === REFSYNC_API_PROTOCOL)
+    ) {
       process.stderr.write(`${err.message}\n`);
     } else if (err instanceof TypeError && /fetch failed/.test(err.message)) {
       process.stderr.write(

@@ -21,4 +21,3 @@ export {
   type RepresentationImportLine,
   type Tilleggsinfo,
 } from './lib/representation';
-export * from './lib/settings';

@@ -42,4 +42,3 @@ export {
   type RepresentationLookup,
   type RepresentationRelationship,
 } from './lib/representation/relationships';
-export * from './lib/settings';

@@ -13,4 +13,11 @@ export {
   type MirrorChanges,
   type MirrorState,
 } from './lib/mirror';
-export { RefsyncApiError, RefsyncProtocolError } from './lib/errors';
+export {
+  apiErrorStatus,
+  apiProtocolError,
+  REFSYNC_API_ERROR_STATUS,
+  REFSYNC_API_PROTOCOL,
+  type ApiErrorStatusDetails,
+  type ApiProtocolDetails,
+} from './lib/errors';

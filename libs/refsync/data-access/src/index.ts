@@ -11,6 +11,7 @@ export {
 } from './lib/models';
 export {
   createRefsyncReadRepository,
+  knownDown,
   type ListItemsOptions,
   type RefsyncReadRepository,
   type RefsyncState,
@@ -31,5 +32,16 @@ export {
   type StagedItemChange,
   type StageResult,
 } from './lib/write-repository';
-export { RefsyncStagingError, RefsyncVersionConflictError } from './lib/errors';
+export {
+  databaseUnavailable,
+  REFSYNC_STAGING_REJECTED,
+  REFSYNC_VERSION_CONFLICT,
+  refsyncStorageError,
+  stagingRejected,
+  storageOperation,
+  versionConflict,
+  type StagingRejectedDetails,
+  type VersionConflictDetails,
+} from './lib/errors';
+export { DATABASE_ERROR, DATABASE_UNAVAILABLE } from '@nhp/shared-persistence';
 export * from './importer';

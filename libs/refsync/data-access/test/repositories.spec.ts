@@ -1,14 +1,15 @@
 import { SYNC_COMPLETED_SUBJECT, syncCompletedEventId, type Dataset } from '@nhp/refsync-contracts';
 import { contentHash } from '@nhp/refsync-domain';
 import { useTestInfra } from '@nhp/shared-testing';
+import { AppError } from '@nhp/shared-errors';
 import mongoose, { type Connection } from 'mongoose';
 import {
   createRefsyncReadRepository,
   createRefsyncWriteRepository,
   ensureRefsyncIndexes,
   refsyncModels,
-  RefsyncStagingError,
-  RefsyncVersionConflictError,
+  REFSYNC_STAGING_REJECTED,
+  REFSYNC_VERSION_CONFLICT,
   STAGE_BATCH_SIZE,
   type OutboxEvent,
   type RefsyncReadRepository,
@@ -17,6 +18,8 @@ import {
 } from '../src';
 
 const infra = useTestInfra();
+const conflict = { name: 'AppError', code: REFSYNC_VERSION_CONFLICT, status: 409 };
+const staging = { name: 'AppError', code: REFSYNC_STAGING_REJECTED };
 let conn: Connection;
 let read: RefsyncReadRepository;
 let write: RefsyncWriteRepository;
@@ -285,7 +288,7 @@ describe('consistency without transactions', () => {
 
     await expect(
       writer.stageChanges(2, 'treatmentGroup', [upsert('a', 'retry')], timeOf(2)),
-    ).rejects.toThrow(RefsyncStagingError);
+    ).rejects.toMatchObject(staging);
     // Three staged states discarded (x deleted, a and b set back), two committed states restored.
     expect(await writer.recover()).toEqual({ removed: 3, restored: 2 });
     expect(await Item.countDocuments({ version: { $gt: 1 } })).toBe(0);
@@ -316,8 +319,11 @@ describe('consistency without transactions', () => {
       committedAt: timeOf(9),
       event: eventFor(1),
     });
-    await expect(stale).rejects.toThrow(RefsyncVersionConflictError);
-    await expect(stale).rejects.toMatchObject({ expectedVersion: 0, actualVersion: 1 });
+    await expect(stale).rejects.toMatchObject(conflict);
+    await expect(stale).rejects.toBeInstanceOf(AppError);
+    await expect(stale).rejects.toMatchObject({
+      details: { expectedVersion: 0, actualVersion: 1 },
+    });
 
     expect(await State.findById('refsync').lean()).toEqual(stateBefore);
     expect(await listing('treatmentGroup', await read.currentVersion(), 0)).toEqual(['a@1']);
@@ -345,9 +351,9 @@ describe('consistency without transactions', () => {
   it('when staging names a version other than committed + 1, then it is refused before writing', async () => {
     const { Item } = refsyncModels(conn);
     await sync({ treatmentGroup: [upsert('a')] });
-    await expect(write.stageChanges(3, 'treatmentGroup', [upsert('b')], timeOf(3))).rejects.toThrow(
-      RefsyncVersionConflictError,
-    );
+    await expect(
+      write.stageChanges(3, 'treatmentGroup', [upsert('b')], timeOf(3)),
+    ).rejects.toMatchObject(conflict);
     expect(await Item.countDocuments({})).toBe(1);
   });
 
@@ -360,8 +366,8 @@ describe('consistency without transactions', () => {
       [remove('a'), remove('never')],
       timeOf(3),
     );
-    await expect(attempt).rejects.toThrow(RefsyncStagingError);
-    await expect(attempt).rejects.toMatchObject({ itemIds: ['a', 'never'] });
+    await expect(attempt).rejects.toMatchObject(staging);
+    await expect(attempt).rejects.toMatchObject({ details: { itemIds: ['a', 'never'] } });
   });
 
   it('when a change set spans several batches, then every item is staged and superseded once', async () => {
@@ -553,13 +559,12 @@ describe('readers behind the current version', () => {
     await write.stageChanges(3, 'treatmentGroup', [upsert('a', 'A v3')], timeOf(3));
 
     await expect(read.listItems('treatmentGroup', { atVersion: 1 })).rejects.toMatchObject({
-      name: 'RefsyncVersionConflictError',
-      expectedVersion: 1,
-      actualVersion: 2,
+      code: REFSYNC_VERSION_CONFLICT,
+      details: { expectedVersion: 1, actualVersion: 2 },
     });
     await expect(
       read.listItems('treatmentGroup', { atVersion: 1, sinceVersion: 0 }),
-    ).rejects.toThrow(RefsyncVersionConflictError);
+    ).rejects.toMatchObject(conflict);
     expect(await listing('treatmentGroup', 2)).toEqual(['b@1', 'a@2']);
   });
 });
@@ -639,7 +644,7 @@ describe('scanItems: the selection streamed', () => {
     await write.stageChanges(3, 'treatmentGroup', [upsert('a', 'A v3')], timeOf(3));
     await expect(
       read.scanItems('treatmentGroup', { atVersion: 1 }, () => undefined),
-    ).rejects.toThrow(RefsyncVersionConflictError);
+    ).rejects.toMatchObject(conflict);
   });
 
   it('when the callback throws, then the scan rejects with that error and the connection stays usable', async () => {

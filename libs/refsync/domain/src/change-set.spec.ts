@@ -1,5 +1,5 @@
 import {
-  DuplicateItemIdError,
+  REFSYNC_DUPLICATE_ITEM_IDS,
   computeChangeSet,
   contentHash,
   deletionShare,
@@ -99,7 +99,9 @@ describe('computeChangeSet', () => {
         ],
         [],
       );
-    expect(run).toThrow(DuplicateItemIdError);
+    expect(run).toThrow(
+      expect.objectContaining({ code: REFSYNC_DUPLICATE_ITEM_IDS, details: { ids: ['a'] } }),
+    );
     expect(run).toThrow('duplicate item ids from upstream: a');
   });
 

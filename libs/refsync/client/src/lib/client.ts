@@ -6,7 +6,7 @@ import {
   type ItemDataOf,
   type ProblemDetails,
 } from '@nhp/refsync-contracts';
-import { RefsyncApiError, RefsyncProtocolError } from './errors';
+import { apiErrorStatus, apiProtocolError } from './errors';
 
 /** The two spellings of the interface; a client is written to whichever one the service offers. */
 export type Spelling = 'primary' | 'alternative';
@@ -47,7 +47,7 @@ export interface RefsyncClient {
   url(dataset: Dataset, sinceVersion?: number): string;
   /**
    * One GET, validated against the contracts. Resolves with the envelope (normalised across the
-   * spellings) or a 304; rejects with RefsyncApiError for an error status and RefsyncProtocolError
+   * spellings) or a 304; rejects with an AppError REFSYNC_API_ERROR_STATUS for an error status and REFSYNC_API_PROTOCOL
    * for a body that breaks the contract.
    */
   fetchDataset<D extends Dataset>(
@@ -122,19 +122,19 @@ export function createRefsyncClient(options: RefsyncClientOptions): RefsyncClien
       const etag = response.headers.get('etag') ?? undefined;
       if (response.status === 304) return { status: 304, etag: etag ?? fetchOptions.ifNoneMatch };
       if (response.status !== 200) {
-        throw new RefsyncApiError(response.status, await readProblem(response), target);
+        throw apiErrorStatus(response.status, await readProblem(response), target);
       }
 
       let body: unknown;
       try {
         body = await response.json();
       } catch {
-        throw new RefsyncProtocolError('response body is not JSON', target);
+        throw apiProtocolError('response body is not JSON', target);
       }
       if (spelling === 'primary') {
         const parsed = envelopeSchemas[dataset].safeParse(body);
         if (!parsed.success) {
-          throw new RefsyncProtocolError(
+          throw apiProtocolError(
             `response breaks the ${dataset} envelope contract: ${summariseIssues(parsed.error.issues)}`,
             target,
           );
@@ -148,7 +148,7 @@ export function createRefsyncClient(options: RefsyncClientOptions): RefsyncClien
       }
       const parsed = altEnvelopeSchemas[dataset].safeParse(body);
       if (!parsed.success) {
-        throw new RefsyncProtocolError(
+        throw apiProtocolError(
           `response breaks the ${dataset} alternative envelope contract: ${summariseIssues(parsed.error.issues)}`,
           target,
         );

@@ -1,6 +1,7 @@
 import type { Dataset } from '@nhp/refsync-contracts';
 import { createRefsyncClient, type Spelling } from './client';
-import { RefsyncApiError, RefsyncProtocolError } from './errors';
+import { AppError } from '@nhp/shared-errors';
+import { REFSYNC_API_ERROR_STATUS, REFSYNC_API_PROTOCOL } from './errors';
 import { RefsyncMirror } from './mirror';
 
 /**
@@ -198,7 +199,9 @@ describe('createRefsyncClient', () => {
       currentVersion: 1,
       items: [{ data: { id: 'a' }, version: 1, lastChanged: 'x', isDeleted: false }],
     };
-    await expect(client.fetchDataset(dataset)).rejects.toThrow(RefsyncProtocolError);
+    await expect(client.fetchDataset(dataset)).rejects.toMatchObject({
+      code: REFSYNC_API_PROTOCOL,
+    });
     await expect(client.fetchDataset(dataset)).rejects.toThrow(/items\.0\.data\.name/);
   });
 
@@ -213,10 +216,11 @@ describe('createRefsyncClient', () => {
       instance: '/api/v1/treatmentGroup',
       code: 'INVALID_SINCE_VERSION',
     };
-    const err = (await client.fetchDataset(dataset).catch((e: unknown) => e)) as RefsyncApiError;
-    expect(err).toBeInstanceOf(RefsyncApiError);
-    expect(err.status).toBe(400);
-    expect(err.problem?.code).toBe('INVALID_SINCE_VERSION');
+    const err = (await client.fetchDataset(dataset).catch((e: unknown) => e)) as AppError;
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe(REFSYNC_API_ERROR_STATUS);
+    expect(err.details).toMatchObject({ status: 400, problem: { code: 'INVALID_SINCE_VERSION' } });
+    expect(err.category).toBe('internal');
   });
 
   it('when sinceVersion is not an integer, then the client refuses to send it', () => {

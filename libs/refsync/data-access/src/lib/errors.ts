@@ -1,28 +1,98 @@
-/** The committed version is not the one the writer expected: another writer committed meanwhile. */
-export class RefsyncVersionConflictError extends Error {
-  readonly code = 'REFSYNC_VERSION_CONFLICT';
-  constructor(
-    readonly expectedVersion: number,
-    readonly actualVersion: number | undefined,
-    message?: string,
-  ) {
-    super(
-      message ??
-        `refsync state is at version ${actualVersion ?? 'unknown'}, expected ${expectedVersion}; ` +
-          'another writer committed or the change set is stale (run recover() and start over)',
-    );
-    this.name = 'RefsyncVersionConflictError';
-  }
+import { AppError } from '@nhp/shared-errors';
+import { DATABASE_UNAVAILABLE, toAppError } from '@nhp/shared-persistence';
+
+/**
+ * Codes of the AppErrors this library throws, besides the driver translations of
+ * @nhp/shared-persistence (DATABASE_UNAVAILABLE 503, DUPLICATE_KEY 409, DATABASE_ERROR 500).
+ * Callers branch with `err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT`.
+ */
+export const REFSYNC_VERSION_CONFLICT = 'REFSYNC_VERSION_CONFLICT';
+export const REFSYNC_STAGING_REJECTED = 'REFSYNC_STAGING_REJECTED';
+
+/** `details` of a REFSYNC_VERSION_CONFLICT. */
+export interface VersionConflictDetails {
+  expectedVersion: number;
+  actualVersion: number | undefined;
 }
 
-/** A change set cannot be staged as given (programming or protocol error of the caller). */
-export class RefsyncStagingError extends Error {
-  readonly code = 'REFSYNC_STAGING_ERROR';
-  constructor(
-    message: string,
-    readonly itemIds: string[] = [],
-  ) {
-    super(message);
-    this.name = 'RefsyncStagingError';
+/** `details` of a REFSYNC_STAGING_REJECTED: the items it is about (may be empty). */
+export interface StagingRejectedDetails {
+  itemIds: string[];
+}
+
+/**
+ * The committed version is not the one the caller expected: another writer committed meanwhile,
+ * or a reader fixed a version that two runs have staged past. Operational: read the version again
+ * (a reader) or recover() and start over (a writer). Not exposed: the versions are internal.
+ */
+export function versionConflict(
+  expectedVersion: number,
+  actualVersion: number | undefined,
+  message?: string,
+): AppError {
+  const details: VersionConflictDetails = { expectedVersion, actualVersion };
+  return new AppError({
+    code: REFSYNC_VERSION_CONFLICT,
+    status: 409,
+    category: 'conflict',
+    message:
+      message ??
+      `refsync state is at version ${actualVersion ?? 'unknown'}, expected ${expectedVersion}; ` +
+        'another writer committed or the change set is stale (run recover() and start over)',
+    details,
+    expose: false,
+  });
+}
+
+/**
+ * A change set cannot be staged as given: a programming or protocol error of the caller (a
+ * repeated item, a run not recovered, a second writer the lease should have kept out).
+ */
+export function stagingRejected(message: string, itemIds: string[] = []): AppError {
+  const details: StagingRejectedDetails = { itemIds };
+  return new AppError({
+    code: REFSYNC_STAGING_REJECTED,
+    status: 500,
+    category: 'internal',
+    operational: false,
+    message,
+    details,
+  });
+}
+
+/** What a client is told while the database is away; Retry-After says when to try again. */
+const UNAVAILABLE_MESSAGE = 'The data store cannot be reached; retry later';
+const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * Driver errors become AppErrors here, where they arise (see @nhp/shared-persistence's
+ * toAppError): an unreachable database 503 DATABASE_UNAVAILABLE, the rest 500. The 503 carries a
+ * message safe to show and a Retry-After hint, since a client of the read side can do nothing but
+ * retry. An AppError passes through unchanged.
+ */
+export function refsyncStorageError(err: unknown): AppError {
+  const translated = toAppError(err);
+  if (translated.code !== DATABASE_UNAVAILABLE || translated.expose) return translated;
+  return databaseUnavailable(translated.cause ?? err);
+}
+
+export function databaseUnavailable(cause?: unknown): AppError {
+  return new AppError({
+    code: DATABASE_UNAVAILABLE,
+    status: 503,
+    category: 'unavailable',
+    message: UNAVAILABLE_MESSAGE,
+    expose: true,
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    cause,
+  });
+}
+
+/** Runs a storage operation and rethrows whatever it throws as an AppError (refsyncStorageError). */
+export async function storageOperation<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw refsyncStorageError(err);
   }
 }

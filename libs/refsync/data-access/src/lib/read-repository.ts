@@ -1,6 +1,6 @@
 import type { Dataset, ItemDataOf } from '@nhp/refsync-contracts';
-import type { Connection } from 'mongoose';
-import { RefsyncVersionConflictError } from './errors';
+import mongoose, { type Connection } from 'mongoose';
+import { databaseUnavailable, storageOperation, versionConflict } from './errors';
 import { refsyncModels, STATE_ID, type ItemState } from './models';
 import {
   changedSinceAt,
@@ -47,8 +47,13 @@ export interface RefsyncReadRepository {
    *
    * Exact for the current version and for the one before the latest commit (a reader that fixed V
    * just before V+1 committed), even while the next run stages. A reader so far behind that two
-   * runs staged since its version would find that state overwritten: it gets a
-   * RefsyncVersionConflictError instead of a wrong answer (re-read the version and ask again).
+   * runs staged since its version would find that state overwritten: it gets an AppError
+   * REFSYNC_VERSION_CONFLICT instead of a wrong answer (re-read the version and ask again).
+   *
+   * Every method rejects with an AppError: driver errors are translated (503 DATABASE_UNAVAILABLE
+   * when the database cannot be reached, 500 otherwise), and while the driver already knows the
+   * connection is down they fail at once instead of waiting for server selection (see README,
+   * "Errors").
    */
   listItems<D extends Dataset>(dataset: D, options: ListItemsOptions): Promise<StoredItem<D>[]>;
   /**
@@ -86,35 +91,84 @@ interface Candidate extends ItemState {
   prev?: ItemState | null;
 }
 
+/**
+ * True when the driver has already seen the server go away (mongoose turns `disconnected` after a
+ * failed heartbeat or operation). An operation then would only wait for server selection to time
+ * out, so the caller is told at once. While connecting (start, or the driver reconnecting) the
+ * operation is tried.
+ */
+export function knownDown(conn: Connection): boolean {
+  const state = conn.readyState;
+  return (
+    state !== mongoose.ConnectionStates.connected && state !== mongoose.ConnectionStates.connecting
+  );
+}
+
 export function createRefsyncReadRepository(conn: Connection): RefsyncReadRepository {
   const { Item, State } = refsyncModels(conn);
 
-  async function readState(): Promise<RefsyncState> {
-    const state = await State.findById(STATE_ID, { version: 1, committedAt: 1 }).lean();
-    return { version: state?.version ?? 0, committedAt: state?.committedAt ?? null };
+  /** Every read goes through here: fail fast while known down, translate driver errors. */
+  function read<T>(operation: () => Promise<T>): Promise<T> {
+    if (knownDown(conn)) return Promise.reject(databaseUnavailable());
+    return storageOperation(operation);
   }
 
-  async function scanItems<D extends Dataset>(
+  function readState(): Promise<RefsyncState> {
+    return read(async () => {
+      const state = await State.findById(STATE_ID, { version: 1, committedAt: 1 }).lean();
+      return { version: state?.version ?? 0, committedAt: state?.committedAt ?? null };
+    });
+  }
+
+  function scanItems<D extends Dataset>(
     dataset: D,
     options: ListItemsOptions,
     onItem: (scanned: ScannedItem<D>) => void,
   ): Promise<ScannedItem<D>[]> {
     const { atVersion, sinceVersion } = options;
+    // A programmer error, not a storage one: it stays a RangeError.
     if (!Number.isSafeInteger(atVersion) || atVersion < 0) {
-      throw new RangeError(`atVersion must be a non-negative safe integer, got ${atVersion}`);
+      return Promise.reject(
+        new RangeError(`atVersion must be a non-negative safe integer, got ${atVersion}`),
+      );
     }
     if (sinceVersion !== undefined && !(Number.isSafeInteger(sinceVersion) && sinceVersion >= 0)) {
-      throw new RangeError(
-        `sinceVersion must be an effective (non-negative) version, got ${sinceVersion}`,
+      return Promise.reject(
+        new RangeError(
+          `sinceVersion must be an effective (non-negative) version, got ${sinceVersion}`,
+        ),
       );
     }
     // Rule 4, and nothing exists at version 0: no round trip needed.
-    if (atVersion === 0 || (sinceVersion !== undefined && sinceVersion >= atVersion)) return [];
+    if (atVersion === 0 || (sinceVersion !== undefined && sinceVersion >= atVersion)) {
+      return Promise.resolve([]);
+    }
+    // The caller's own error (onItem threw) is not a storage error: it comes back as it was.
+    let sinkError: { error: unknown } | undefined;
+    const deliver = (scanned: ScannedItem<D>) => {
+      try {
+        onItem(scanned);
+      } catch (error) {
+        sinkError = { error };
+        throw error;
+      }
+    };
+    return read(() => scanCursor(dataset, options, deliver)).catch((err: unknown) => {
+      throw sinkError ? sinkError.error : err;
+    });
+  }
 
+  async function scanCursor<D extends Dataset>(
+    dataset: D,
+    options: ListItemsOptions,
+    onItem: (scanned: ScannedItem<D>) => void,
+  ): Promise<ScannedItem<D>[]> {
+    const { atVersion, sinceVersion } = options;
     const full = sinceVersion === undefined;
-    const filter = full
-      ? fullListAt(dataset, atVersion)
-      : changedSinceAt(dataset, sinceVersion, atVersion);
+    const filter =
+      sinceVersion === undefined
+        ? fullListAt(dataset, atVersion)
+        : changedSinceAt(dataset, sinceVersion, atVersion);
     // Sorted by the top-level state: committed states (version <= V) come out in response order;
     // the few heads staged above V come last and are re-sorted by the state they show at V.
     const cursor = Item.find(filter, ITEM_PROJECTION)
@@ -127,7 +181,7 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
         const visible = visibleState(doc, atVersion);
         if (visible === 'lost') {
           const actual = (await readState()).version;
-          throw new RefsyncVersionConflictError(
+          throw versionConflict(
             atVersion,
             actual,
             `refsync cannot answer at version ${atVersion} any more (now ${actual}): two runs ` +

@@ -2,7 +2,7 @@ import { DATASETS, type Dataset, type ItemDataOf } from '@nhp/refsync-contracts'
 import { contentHash } from '@nhp/refsync-domain';
 import { duplicateKeyInfo } from '@nhp/shared-persistence';
 import type { Connection } from 'mongoose';
-import { RefsyncStagingError, RefsyncVersionConflictError } from './errors';
+import { refsyncStorageError, stagingRejected, storageOperation, versionConflict } from './errors';
 import type { AnyBulkWriteOperation } from 'mongoose';
 import {
   itemDocId,
@@ -127,7 +127,56 @@ export interface RefsyncWriteRepository {
 /** Changes per read + write round: bounds memory and request size for 100k-item change sets. */
 export const STAGE_BATCH_SIZE = 1000;
 
+/**
+ * Every method rejects with an AppError (see ./errors): REFSYNC_VERSION_CONFLICT,
+ * REFSYNC_STAGING_REJECTED, or a translated driver error (503 DATABASE_UNAVAILABLE, 500
+ * DATABASE_ERROR). Argument checks that catch a programmer error stay RangeErrors.
+ */
 export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepository {
+  const repo = createUntranslatedWriteRepository(conn);
+  return {
+    recover: () => storageOperation(() => repo.recover()),
+    readState: () => storageOperation(() => repo.readState()),
+    committedItems: ((dataset: Dataset, options?: { includeData: false }) =>
+      translatedIterable(
+        options ? repo.committedItems(dataset, options) : repo.committedItems(dataset),
+      )) as RefsyncWriteRepository['committedItems'],
+    committedRefs: (dataset) => translatedIterable(repo.committedRefs(dataset)),
+    stageChanges: (nextVersion, dataset, changes, committedAt) =>
+      storageOperation(() => repo.stageChanges(nextVersion, dataset, changes, committedAt)),
+    commit(input) {
+      if (input.nextVersion !== input.expectedVersion + 1) {
+        return Promise.reject(
+          new RangeError(
+            `nextVersion must be expectedVersion + 1, got ${input.expectedVersion} -> ${input.nextVersion}`,
+          ),
+        );
+      }
+      return storageOperation(() => repo.commit(input));
+    },
+    recordUnchangedRun: (event) => storageOperation(() => repo.recordUnchangedRun(event)),
+    pendingEvents: () => storageOperation(() => repo.pendingEvents()),
+    markEventPublished: (id, publishedAt) =>
+      storageOperation(() => repo.markEventPublished(id, publishedAt)),
+    prune(options = {}) {
+      const grace = options.graceVersions ?? 1; // validated only, see PruneOptions
+      if (!Number.isInteger(grace) || grace < 0) {
+        return Promise.reject(new RangeError(`graceVersions must be >= 0, got ${grace}`));
+      }
+      return storageOperation(() => repo.prune(options));
+    },
+  };
+}
+
+async function* translatedIterable<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw refsyncStorageError(err);
+  }
+}
+
+function createUntranslatedWriteRepository(conn: Connection): RefsyncWriteRepository {
   const { Item, State } = refsyncModels(conn);
 
   async function readState(): Promise<RefsyncState> {
@@ -196,7 +245,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     const ids = batch.map((c) => c.itemId);
     const duplicateInBatch = ids.find((id, i) => ids.indexOf(id) !== i);
     if (duplicateInBatch !== undefined) {
-      throw new RefsyncStagingError(`item ${duplicateInBatch} appears twice in one change set`, [
+      throw stagingRejected(`item ${duplicateInBatch} appears twice in one change set`, [
         duplicateInBatch,
       ]);
     }
@@ -222,7 +271,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
 
     const leftovers = existing.filter((d) => d.version > committed).map((d) => d.itemId);
     if (leftovers.length > 0) {
-      throw new RefsyncStagingError(
+      throw stagingRejected(
         `version ${nextVersion} already holds some of these items in ${dataset}: a previous run was not cleaned up (call recover() first) or the change set repeats an item`,
         leftovers,
       );
@@ -234,7 +283,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
       .filter((c) => keepsData(c) && !(byItem.get(c.itemId)?.isDeleted === false))
       .map((c) => c.itemId);
     if (unknown.length > 0) {
-      throw new RefsyncStagingError(
+      throw stagingRejected(
         `cannot delete items that are not active at version ${committed}: ${unknown.slice(0, 20).join(', ')}`,
         unknown,
       );
@@ -245,7 +294,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     for (const change of batch) {
       const prior = byItem.get(change.itemId);
       if (!keepsData(change) && change.data === undefined) {
-        throw new RefsyncStagingError(`item ${change.itemId} has no data`, [change.itemId]);
+        throw stagingRejected(`item ${change.itemId} has no data`, [change.itemId]);
       }
       const kept = keepsData(change) ? prior : undefined;
       const data = kept ? kept.data : change.data;
@@ -292,7 +341,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
         await Item.insertMany(inserts, { ordered: false, lean: true });
       } catch (err) {
         if (isDuplicateKey(err)) {
-          throw new RefsyncStagingError(
+          throw stagingRejected(
             `some new items of ${dataset} were created meanwhile: another writer is staging (the importer lease should prevent this); call recover() and start over`,
           );
         }
@@ -302,7 +351,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     if (updates.length > 0) {
       const result = await Item.bulkWrite(updates, { ordered: false });
       if (result.matchedCount !== updates.length) {
-        throw new RefsyncStagingError(
+        throw stagingRejected(
           `${updates.length - result.matchedCount} items of ${dataset} changed while being staged: another writer is staging (the importer lease should prevent this); call recover() and start over`,
         );
       }
@@ -350,8 +399,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
 
     async stageChanges(nextVersion, dataset, changes, committedAt) {
       const { version } = await readState();
-      if (nextVersion !== version + 1)
-        throw new RefsyncVersionConflictError(nextVersion - 1, version);
+      if (nextVersion !== version + 1) throw versionConflict(nextVersion - 1, version);
       const total: StageResult = { inserted: 0, superseded: 0 };
       let batch: StagedItemChange[] = [];
       const flush = async () => {
@@ -369,11 +417,6 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     },
 
     async commit({ expectedVersion, nextVersion, committedAt, event }) {
-      if (nextVersion !== expectedVersion + 1) {
-        throw new RangeError(
-          `nextVersion must be expectedVersion + 1, got ${expectedVersion} -> ${nextVersion}`,
-        );
-      }
       let matched: number;
       try {
         // The commit point. Filtering on the expected version makes it compare-and-set: a second
@@ -390,8 +433,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
         if (!isDuplicateKey(err)) throw err;
         matched = 0;
       }
-      if (matched === 0)
-        throw new RefsyncVersionConflictError(expectedVersion, (await readState()).version);
+      if (matched === 0) throw versionConflict(expectedVersion, (await readState()).version);
     },
 
     async recordUnchangedRun(event) {
@@ -419,10 +461,7 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
     },
 
     async prune(options = {}) {
-      const grace = options.graceVersions ?? 1; // validated only, see PruneOptions
       const keepPublished = options.keepPublishedEvents ?? 100;
-      if (!Number.isInteger(grace) || grace < 0)
-        throw new RangeError(`graceVersions must be >= 0, got ${grace}`);
       const state = await State.findById(STATE_ID, { outbox: 1 }).lean();
       if (!state) return 0;
 

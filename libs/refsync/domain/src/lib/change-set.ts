@@ -1,3 +1,4 @@
+import { AppError } from '@nhp/shared-errors';
 import { contentHash } from './canonical-json';
 
 export interface UpstreamItem<T = unknown> {
@@ -46,13 +47,18 @@ export interface ChangeSet<T = unknown, C extends CommittedItemRef = CommittedIt
   hasChanges: boolean;
 }
 
-export class DuplicateItemIdError extends Error {
-  constructor(readonly ids: string[]) {
-    super(
-      `duplicate item ids from upstream: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}`,
-    );
-    this.name = 'DuplicateItemIdError';
-  }
+/** Code of the AppError computeChangeSet throws for repeated upstream ids (`details.ids`). */
+export const REFSYNC_DUPLICATE_ITEM_IDS = 'REFSYNC_DUPLICATE_ITEM_IDS';
+
+/** Upstream sent an id more than once: its data is refused, not published (`details.ids`). */
+export function duplicateItemIds(ids: string[]): AppError {
+  return new AppError({
+    code: REFSYNC_DUPLICATE_ITEM_IDS,
+    status: 422,
+    category: 'validation',
+    message: `duplicate item ids from upstream: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}`,
+    details: { ids },
+  });
 }
 
 /** Ids that occur more than once, each reported once, in order of first repetition. */
@@ -104,7 +110,7 @@ export function computeChangeSet<T, C extends CommittedItemRef>(
     else if (previous.hash !== hash) changed.push(entry);
     else unchanged += 1;
   }
-  if (duplicates.length > 0) throw new DuplicateItemIdError([...new Set(duplicates)]);
+  if (duplicates.length > 0) throw duplicateItemIds([...new Set(duplicates)]);
 
   const deleted: C[] = [];
   for (const item of committedById.values()) {
