@@ -21,3 +21,4 @@ export {
   type RepresentationImportLine,
   type Tilleggsinfo,
 } from './lib/representation';
+export * from './lib/settings';

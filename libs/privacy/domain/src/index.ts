@@ -42,3 +42,4 @@ export {
   type RepresentationLookup,
   type RepresentationRelationship,
 } from './lib/representation/relationships';
+export * from './lib/settings';

@@ -1,0 +1,28 @@
+export { definitionWindowOpen, isActiveAt, withinCitizenPeriods } from './active';
+export { decideSet, type Decision, type SetRequest } from './decide';
+export { invalidPeriodIndex, normaliseMetadata, sameMetadata } from './metadata';
+export type {
+  NewProof,
+  ProofRef,
+  SettingHistoryEntry,
+  SettingsStore,
+  SettingState,
+  SettingWriteRecord,
+  StoredProof,
+  StoredSetting,
+  WriteOutcome,
+} from './model';
+export {
+  MAX_PROOF_BYTES,
+  parseProof,
+  PROOF_MIME_TYPES,
+  type Proof,
+  type ProofMimeType,
+} from './proof';
+export {
+  createSettingsService,
+  type SetContext,
+  type SettingsService,
+  type SettingsServicePorts,
+} from './service';
+export { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';

@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@nhp/shared-errors';
+import {
+  METADATA_FIELD_OF_TYPE,
+  SETTING_CHANGED_EVENT_TYPE,
+  settingChangedSubject,
+  type HentInnbyggereAktivePiForDefinisjonV2Query,
+  type HentInnbyggereAktivePiForDefinisjonV2Response,
+  type HentInnbyggersOpplastedeBevisV2Request,
+  type HentInnbyggersOpplastedeBevisV2Response,
+  type HentInnbyggersPiV2Request,
+  type HentInnbyggersPiV2Response,
+  type PersonvernInnstillingV2,
+  type SettingChangedEventData,
+  type SettInnbyggersPersonvernInnstillingV2Request,
+  type SettInnbyggersPersonvernInnstillingV2Response,
+  type SjekkInnbyggersPiStatusV2Request,
+} from '@nhp/privacy-contracts';
+import { mayUsePart, resolveDefinition } from '../definition-access';
+import { privacyErrors } from '../errors';
+import { parseFnr } from '../fnr';
+import type { Actor, Definition, DefinitionLookup, GrantLookup } from '../types';
+import { definitionWindowOpen, isActiveAt } from './active';
+import { decideSet } from './decide';
+import { invalidPeriodIndex, normaliseMetadata } from './metadata';
+import type { NewProof, SettingHistoryEntry, SettingsStore, SettingWriteRecord } from './model';
+import { parseProof } from './proof';
+import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
+import { activeCitizenView, activePageView, settingView } from './view';
+
+export interface SettingsServicePorts {
+  definitions: DefinitionLookup;
+  grants: GrantLookup;
+  store: SettingsStore;
+  now: () => Date;
+  allowSyntheticIds: boolean;
+  /** Entries per page of the active-citizens walk. */
+  pageSize: number;
+}
+
+/** Optimistic writes retry this often before giving up (only under extreme contention on one instance). */
+const MAX_WRITE_ATTEMPTS = 50;
+
+export interface SetContext {
+  actor: Actor;
+  requestId?: string;
+}
+
+/**
+ * The use cases of citizens' settings (v2). Plain objects in and out; the HTTP layer validates the
+ * shapes with the contracts, this layer the rules (identity numbers, definitions and grants,
+ * proofs, ordering by tidspunkt, sekvensnummer).
+ */
+export function createSettingsService(ports: SettingsServicePorts) {
+  const { store } = ports;
+
+  function checkFnr(innbyggerFnr: string): void {
+    if (!parseFnr(innbyggerFnr, { allowSynthetic: ports.allowSyntheticIds })) {
+      throw privacyErrors.invalidFnr();
+    }
+  }
+
+  function writeRecord(
+    ctx: SetContext,
+    definition: Definition,
+    event: SettingChangedEventData | undefined,
+  ): SettingWriteRecord {
+    const record: SettingWriteRecord = {
+      actor: {
+        kind: ctx.actor.isAdmin && !ctx.actor.clientId ? 'admin' : 'client',
+        id: ctx.actor.clientId ?? 'unknown',
+      },
+      operation: 'setting.set',
+    };
+    if (ctx.requestId !== undefined) record.requestId = ctx.requestId;
+    if (event && definition.replikering) {
+      record.event = {
+        subject: settingChangedSubject(definition.partKode),
+        type: SETTING_CHANGED_EVENT_TYPE,
+        data: event,
+      };
+    }
+    return record;
+  }
+
+  async function set(
+    ctx: SetContext,
+    body: SettInnbyggersPersonvernInnstillingV2Request,
+  ): Promise<SettInnbyggersPersonvernInnstillingV2Response> {
+    checkFnr(body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, ctx.actor, body, 'write');
+    if (body.typePi != null && body.typePi !== definition.typePi) {
+      throw privacyErrors.typeMismatch(definition.typePi);
+    }
+    if (definition.status !== 'aktiv') throw privacyErrors.definitionInactive();
+
+    const metadataField = METADATA_FIELD_OF_TYPE[definition.typePi];
+    for (const field of Object.values(METADATA_FIELD_OF_TYPE)) {
+      if (field !== metadataField && body[field] != null) {
+        throw privacyErrors.validation(
+          `Invalid request: body.${field}: a ${definition.typePi} setting takes ${metadataField}`,
+        );
+      }
+    }
+    const metadata = normaliseMetadata(definition.typePi, body[metadataField]);
+    const badPeriod = invalidPeriodIndex(metadata);
+    if (badPeriod !== undefined) {
+      throw privacyErrors.validation(
+        `Invalid request: body.${metadataField}.tidsbegrensning.perioder[${badPeriod}]: tilDato is before fraDato`,
+      );
+    }
+
+    const now = ports.now();
+    const tidspunkt = body.tidspunkt == null ? now : toInstant(body.tidspunkt);
+    if (tidspunkt.getTime() > now.getTime() + MAX_TIDSPUNKT_AHEAD_MS) {
+      throw privacyErrors.validation(
+        'Invalid request: body.tidspunkt: more than 5 minutes ahead of the service',
+      );
+    }
+    const parsedProof = parseProof(body.signertBevisMimeType, body.signertBevisInnhold);
+    const request = {
+      aktiv: body.aktiv,
+      metadata,
+      tidspunkt,
+      proofSha256: parsedProof?.sha256,
+    };
+
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const current = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
+      const decision = decideSet(current, request);
+      if (decision.kind === 'unchanged') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
+
+      const registrert = ports.now();
+      const proof: NewProof | undefined = parsedProof && {
+        id: randomUUID(),
+        mimeType: parsedProof.mimeType,
+        bytes: parsedProof.bytes,
+        sha256: parsedProof.sha256,
+      };
+      const proofRef = proof
+        ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType }
+        : null;
+
+      if (decision.kind === 'create') {
+        const entry: SettingHistoryEntry = {
+          recordNo: 1,
+          sekvensnummer: 1,
+          applied: true,
+          tidspunkt,
+          registrert,
+          aktiv: body.aktiv,
+          metadata,
+          proof: proofRef,
+        };
+        const outcome = await store.create({
+          state: {
+            innbyggerFnr: body.innbyggerFnr,
+            definisjonGuid: definition.definisjonGuid,
+            partKode: definition.partKode,
+            typePi: definition.typePi,
+            aktiv: body.aktiv,
+            metadata,
+            sekvensnummer: 1,
+            opprettetTidspunkt: tidspunkt,
+            sistEndretTidspunkt: tidspunkt,
+            proofSha256: proof?.sha256 ?? null,
+          },
+          entry,
+          ...(proof ? { proof } : {}),
+          record: writeRecord(
+            ctx,
+            definition,
+            eventData(definition, body.innbyggerFnr, body.aktiv, 1, tidspunkt),
+          ),
+        });
+        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'endret' };
+        continue;
+      }
+
+      const stored = current!;
+      const recordNo = stored.version + 1;
+      if (decision.kind === 'superseded') {
+        const outcome = await store.update({
+          id: stored.state.id,
+          expectedVersion: stored.version,
+          state: stored.state,
+          entry: {
+            recordNo,
+            sekvensnummer: decision.sekvensnummerInForce,
+            applied: false,
+            tidspunkt,
+            registrert,
+            aktiv: body.aktiv,
+            metadata,
+            proof: proofRef,
+          },
+          ...(proof ? { proof } : {}),
+          record: writeRecord(ctx, definition, undefined),
+        });
+        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
+        continue;
+      }
+
+      const sekvensnummer = decision.sekvensnummer;
+      const outcome = await store.update({
+        id: stored.state.id,
+        expectedVersion: stored.version,
+        state: {
+          ...stored.state,
+          aktiv: body.aktiv,
+          metadata,
+          sekvensnummer,
+          sistEndretTidspunkt: tidspunkt,
+          proofSha256: proof?.sha256 ?? null,
+        },
+        entry: {
+          recordNo,
+          sekvensnummer,
+          applied: true,
+          tidspunkt,
+          registrert,
+          aktiv: body.aktiv,
+          metadata,
+          proof: proofRef,
+        },
+        ...(proof ? { proof } : {}),
+        record: writeRecord(
+          ctx,
+          definition,
+          eventData(definition, stored.state.innbyggerFnr, body.aktiv, sekvensnummer, tidspunkt),
+        ),
+      });
+      if (outcome === 'written') return { returKode: 'ok', instansEndret: 'endret' };
+    }
+    throw new AppError({
+      code: 'SETTING_WRITE_CONTENTION',
+      status: 500,
+      category: 'internal',
+      message: `The setting changed ${MAX_WRITE_ATTEMPTS} times while this request tried to write it`,
+    });
+  }
+
+  async function checkStatus(
+    actor: Actor,
+    body: SjekkInnbyggersPiStatusV2Request,
+  ): Promise<PersonvernInnstillingV2> {
+    checkFnr(body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, actor, body, 'read');
+    const instance = await store.find(body.innbyggerFnr, definition.definisjonGuid);
+    return settingView(definition, body.innbyggerFnr, instance, ports.now());
+  }
+
+  async function forPart(
+    actor: Actor,
+    body: HentInnbyggersPiV2Request,
+  ): Promise<HentInnbyggersPiV2Response> {
+    checkFnr(body.innbyggerFnr);
+    // A party the client may not read answers like a party without definitions: nothing leaks.
+    if (!(await mayUsePart(ports.grants, actor, body.partKode, 'read'))) {
+      return { personvernInnstillinger: [] };
+    }
+    const definitions = await ports.definitions.listDefinitionsOfPart(body.partKode);
+    if (definitions.length === 0) return { personvernInnstillinger: [] };
+    const instances = await store.listForCitizen(
+      body.innbyggerFnr,
+      definitions.map((d) => d.definisjonGuid),
+    );
+    const byDefinition = new Map(instances.map((i) => [i.definisjonGuid, i]));
+    const now = ports.now();
+    const ordered = [...definitions].sort(
+      (a, b) =>
+        (a.sortering ?? Number.MAX_SAFE_INTEGER) - (b.sortering ?? Number.MAX_SAFE_INTEGER) ||
+        a.definisjonGuid.localeCompare(b.definisjonGuid),
+    );
+    const personvernInnstillinger: PersonvernInnstillingV2[] = [];
+    for (const definition of ordered) {
+      const instance = byDefinition.get(definition.definisjonGuid);
+      if (instance)
+        personvernInnstillinger.push(settingView(definition, body.innbyggerFnr, instance, now));
+    }
+    return { personvernInnstillinger };
+  }
+
+  async function uploadedProofs(
+    actor: Actor,
+    body: HentInnbyggersOpplastedeBevisV2Request,
+  ): Promise<HentInnbyggersOpplastedeBevisV2Response> {
+    checkFnr(body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, actor, body, 'read');
+    const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
+    if (!stored) return { opplastedeBevis: [] };
+    const withProof = stored.history.filter((e) => e.proof !== null);
+    const proofs = new Map(
+      (await store.loadProofs(withProof.map((e) => e.proof!.id))).map((p) => [p.id, p]),
+    );
+    const ordered = [...withProof].sort(
+      (a, b) => a.sekvensnummer - b.sekvensnummer || a.recordNo - b.recordNo,
+    );
+    return {
+      opplastedeBevis: ordered.flatMap((entry) => {
+        const proof = proofs.get(entry.proof!.id);
+        if (!proof) return [];
+        const current = entry.applied && entry.sekvensnummer === stored.state.sekvensnummer;
+        return [
+          {
+            sekvensnummer: entry.sekvensnummer,
+            regsitrertTidspunkt: entry.registrert.toISOString(),
+            historisk: !current,
+            signertBevisMimeType: proof.mimeType,
+            signertBevisInnhold: proof.bytes.toString('base64'),
+          },
+        ];
+      }),
+    };
+  }
+
+  async function activeCitizens(
+    actor: Actor,
+    query: HentInnbyggereAktivePiForDefinisjonV2Query,
+  ): Promise<HentInnbyggereAktivePiForDefinisjonV2Response> {
+    const definition = await resolveDefinition(ports, actor, query, 'read');
+    const now = ports.now();
+    if (!definitionWindowOpen(definition.fasteMetadata.tidsbegrensning, now)) {
+      return activePageView(definition, 0, []);
+    }
+    const after = query.pagingReference ?? 0;
+    const rows = await store.pageActive(definition.definisjonGuid, after, ports.pageSize + 1);
+    const page = rows.slice(0, ports.pageSize);
+    const next = rows.length > ports.pageSize ? page[page.length - 1]!.pagingKey : 0;
+    const entries = page
+      .filter((instance) => isActiveAt(definition, instance, now))
+      .map((instance) => activeCitizenView(definition, instance));
+    return activePageView(definition, next, entries);
+  }
+
+  return { set, checkStatus, forPart, uploadedProofs, activeCitizens };
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;
+
+function eventData(
+  definition: Definition,
+  innbyggerFnr: string,
+  aktiv: boolean,
+  sekvensnummer: number,
+  sistEndret: Date,
+): SettingChangedEventData {
+  return {
+    definisjonGuid: definition.definisjonGuid,
+    partKode: definition.partKode,
+    typePi: definition.typePi,
+    innbyggerFnr,
+    aktiv,
+    sekvensnummer,
+    sistEndretTidspunkt: sistEndret.toISOString(),
+  };
+}
