@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   exportJWK,
   generateKeyPair,
@@ -40,7 +40,7 @@ interface DevKeyFile {
 
 /** The default data folder: DEV_DATA_DIR or .data in the working directory (the repository root for npm scripts). */
 export function defaultDevDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env['DEV_DATA_DIR'] ?? '.data';
+  return resolve(env['DEV_DATA_DIR'] ?? '.data');
 }
 
 function publicJwkOf(privateJwk: JWK): JWK {
@@ -78,7 +78,8 @@ async function toDevKey(file: DevKeyFile, keyFile: string, jwksFile: string): Pr
 }
 
 /** The development key in `dataDir`; an error that says how to make one when there is none. */
-export async function loadDevKey(dataDir: string = defaultDevDataDir()): Promise<DevKey> {
+export async function loadDevKey(dir: string = defaultDevDataDir()): Promise<DevKey> {
+  const dataDir = resolve(dir);
   const keyFile = join(dataDir, DEV_KEY_FILE);
   const file = await readKeyFile(keyFile);
   if (!file) {
@@ -94,7 +95,8 @@ export async function loadDevKey(dataDir: string = defaultDevDataDir()): Promise
  * exclusively (a concurrent creator's key wins, never a mix); the JWKS file is rewritten from it
  * each time through a rename, so a reader never sees half a file.
  */
-export async function ensureDevKey(dataDir: string = defaultDevDataDir()): Promise<DevKey> {
+export async function ensureDevKey(dir: string = defaultDevDataDir()): Promise<DevKey> {
+  const dataDir = resolve(dir);
   await mkdir(dataDir, { recursive: true });
   const keyFile = join(dataDir, DEV_KEY_FILE);
   const jwksFile = join(dataDir, DEV_JWKS_FILE);
