@@ -1,6 +1,7 @@
 import { DATASETS, type Dataset, type ItemDataOf } from '@nhp/refsync-contracts';
 import { contentHash } from '@nhp/refsync-domain';
 import { duplicateKeyInfo } from '@nhp/shared-persistence';
+import type { OutboxEvent } from '@nhp/refsync-sync';
 import type { Connection } from 'mongoose';
 import { refsyncStorageError, stagingRejected, storageOperation, versionConflict } from './errors';
 import type { AnyBulkWriteOperation } from 'mongoose';
@@ -15,16 +16,8 @@ import {
 import type { RefsyncState } from './read-repository';
 import { visibleState } from './visibility';
 
-/** An event recorded in the state document, to be published by the outbox publisher. */
-export interface OutboxEvent {
-  /** The CloudEvent id, also the Nats-Msg-Id. */
-  id: string;
-  subject: string;
-  /** The full CloudEvent. */
-  payload: object;
-  createdAt: Date;
-  publishedAt?: Date | null;
-}
+/** The one outbox entry type is the sync's port; this repository stores it in the state document. */
+export type { OutboxEvent };
 
 /** An item as committed at the current version (what the diff compares against). */
 export interface CommittedItem<D extends Dataset = Dataset> {
