@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { REDACTED, redactPaths } from './redact';
+import { REDACTED, redactDeep, redactPaths } from './redact';
 
 export interface CreateLoggerOptions {
   /** Service name, on every line. */
@@ -31,7 +31,8 @@ function loadPretty(): PrettyFactory | Error {
 
 /**
  * The service logger: JSON lines to stdout with credentials and national identity numbers
- * redacted. pino's default `pid` binding is dropped because `pid` is also a field name we redact
+ * redacted: at any depth of each call's object (`redactDeep`), and at the listed paths of child
+ * bindings and serializer output (`redactPaths`). pino's default `pid` binding is dropped because `pid` is also a field name we redact
  * (a person identifier), and in a container the process id says nothing anyway.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
@@ -58,6 +59,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       base: { hostname: hostname() },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: REDACTED },
+      formatters: { log: (object) => redactDeep(object) },
     },
     destination ?? pino.destination({ dest: 1, sync: true }),
   );

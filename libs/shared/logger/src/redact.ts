@@ -21,6 +21,7 @@ export const sensitiveKeys: readonly string[] = [
   // National identity numbers (fødselsnummer / D-nummer) under the names the interfaces use.
   'innbyggerFnr',
   'fnr',
+  'annenFnr',
   'fodselsnummer',
   'foedselsnummer',
   'nationalIdentityNumber',
@@ -35,7 +36,8 @@ function segment(key: string): string {
 }
 
 /**
- * pino redaction matches explicit paths, not "any depth", so each key is listed at the depths where
+ * pino redaction matches explicit paths (used for child bindings and for what serializers produce;
+ * `redactDeep` covers each call's own object at any depth), not "any depth", so each key is listed at the depths where
  * our log lines carry data: top level (`logger.info({ fnr })`), one level down (`{ user: { fnr } }`),
  * two levels down (`req.headers.authorization`, `req.body.fnr`, `res.headers["set-cookie"]`), and
  * two more inside a request body (`req.body.relasjoner.fnr`, `req.body.items[3].fnr`). Deeper
@@ -53,3 +55,85 @@ export const redactPaths: string[] = sensitiveKeys.flatMap((key) => {
 });
 
 export const REDACTED = '[Redacted]';
+
+const SENSITIVE = new Set(sensitiveKeys.map((key) => key.toLowerCase()));
+/** Deeper than this, a logged object is left as it is (a cycle, or a structure no one should log). */
+const MAX_DEPTH = 32;
+
+/** Plain data is walked; class instances (requests, sockets, streams) are left to serializers. */
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** A copy of an error with some own properties replaced; prototype, message, stack and cause kept. */
+function errorWith(err: Error, changes: Map<PropertyKey, unknown>): Error {
+  const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
+  for (const key of Reflect.ownKeys(err)) {
+    const descriptor = Object.getOwnPropertyDescriptor(err, key);
+    if (!descriptor) continue;
+    Object.defineProperty(
+      copy,
+      key,
+      changes.has(key) ? { ...descriptor, value: changes.get(key) } : descriptor,
+    );
+  }
+  return copy;
+}
+
+function redactValue(value: unknown, depth: number, path: Set<object>): unknown {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH || path.has(value)) {
+    return value;
+  }
+  path.add(value);
+  try {
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      value.forEach((item, i) => {
+        const redacted = redactValue(item, depth + 1, path);
+        if (redacted !== item) (copy ??= [...value])[i] = redacted;
+      });
+      return copy ?? value;
+    }
+    if (value instanceof Error) {
+      const changes = new Map<PropertyKey, unknown>();
+      const keys: PropertyKey[] = [...Object.keys(value), 'cause'];
+      for (const key of keys) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        const item = (value as unknown as Record<PropertyKey, unknown>)[key];
+        const redacted =
+          typeof key === 'string' && SENSITIVE.has(key.toLowerCase())
+            ? REDACTED
+            : redactValue(item, depth + 1, path);
+        if (redacted !== item) changes.set(key, redacted);
+      }
+      return changes.size ? errorWith(value, changes) : value;
+    }
+    if (!isPlainObject(value)) return value;
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      const redacted = SENSITIVE.has(key.toLowerCase())
+        ? REDACTED
+        : redactValue(item, depth + 1, path);
+      if (redacted !== item) (copy ??= { ...value })[key] = redacted;
+    }
+    return copy ?? value;
+  } finally {
+    path.delete(value);
+  }
+}
+
+/**
+ * The object of a log call with every sensitive key replaced, at any depth, in plain objects,
+ * arrays and errors (their enumerable properties and cause). Copy on write: an object without
+ * sensitive keys is returned as it is, and the caller's object is never changed. Class instances
+ * (a request, a socket) are not walked: their serializers reduce them to plain data, which the
+ * path-based redaction covers.
+ *
+ * pino's own redaction matches explicit paths only (no "any depth"), so this walk is hand-written;
+ * it runs as pino's `formatters.log`, on the object each call passes.
+ */
+export function redactDeep<T>(value: T): T {
+  return redactValue(value, 0, new Set()) as T;
+}

@@ -1,4 +1,4 @@
-import { createLogger, redactPaths, type DestinationStream } from '../src';
+import { createLogger, redactDeep, redactPaths, type DestinationStream } from '../src';
 
 function capture(): {
   stream: DestinationStream;
@@ -98,6 +98,50 @@ describe('createLogger', () => {
     expect(at(line, 'res.headers.set-cookie')).toBe('[Redacted]');
     expect(at(line, 'user.profile.innbyggerFnr')).toBe('[Redacted]');
     expect(at(line, 'req.method')).toBe('POST');
+  });
+
+  it("when sensitive fields sit deeper than any listed path, in arrays or in an error, then they are redacted and the caller's object is unchanged", () => {
+    const out = capture();
+    const logger = createLogger({ name: 't', destination: out.stream });
+    const payload = {
+      import: {
+        batches: [{ relasjoner: [{ person: { annenFnr: FNR, navn: 'Kari' } }] }],
+        source: { auth: { Authorization: `Bearer ${TOKEN}`, headers: { 'X-API-KEY': 'k-123' } } },
+      },
+      cycle: {} as Record<string, unknown>,
+    };
+    payload.cycle['self'] = payload.cycle;
+    const err = Object.assign(new Error('import refused'), {
+      details: { rows: [{ row: 3, values: { innbyggerFnr: FNR, pid: FNR } }] },
+    });
+    logger.info(payload, 'deep');
+    logger.error({ err }, 'failed');
+    logger.error(err);
+
+    const text = out.text();
+    expect(text).not.toContain(FNR);
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain('k-123');
+    const [deep, failed, bare] = out.lines();
+    expect(at(deep, 'import.batches.0.relasjoner.0.person')).toEqual({
+      annenFnr: '[Redacted]',
+      navn: 'Kari',
+    });
+    expect(at(failed, 'err.details.rows.0.values')).toEqual({
+      innbyggerFnr: '[Redacted]',
+      pid: '[Redacted]',
+    });
+    expect(at(failed, 'err.message')).toBe('import refused');
+    expect(String(at(failed, 'err.stack'))).toContain('logger.spec.ts');
+    expect(at(bare, 'err.details.rows.0.row')).toBe(3);
+    expect(payload.import.batches[0]?.relasjoner[0]?.person.annenFnr).toBe(FNR);
+    expect(err.details.rows[0]?.values.innbyggerFnr).toBe(FNR);
+  });
+
+  it('when an object has no sensitive field, then redactDeep returns it as it is', () => {
+    const value = { a: [{ b: 1 }], c: { d: 'x' } };
+    expect(redactDeep(value)).toBe(value);
+    expect(redactDeep({ a: { fnr: FNR } })).toEqual({ a: { fnr: '[Redacted]' } });
   });
 
   it('when a child logger is bound to sensitive fields, then they are redacted too', () => {
