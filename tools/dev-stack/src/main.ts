@@ -3,12 +3,15 @@
  * - NATS: NATS_URL, or a nats-server spawned here (JetStream store in .data/nats).
  * - MongoDB: MONGO_URL, or the project's MongoDB-compatible server (data file in .data/mongo).
  * - The three apps, each as its own Node process (as in production), with readable logs.
+ * - privacy-api trusts the development signing key (created in .data/ when missing; `npm run
+ *   privacy-token` signs with it) unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are set.
  * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { start as startMongoServer } from '@nhp/mongo-server';
+import { ensureDevKey } from '@nhp/privacy-auth';
 import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
 
 const root = resolve(__dirname, '../../..');
@@ -93,6 +96,20 @@ function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
+/** privacy-api's token issuer: the one configured, or the development key. */
+async function privacyAuthEnv(): Promise<Record<string, string>> {
+  const configured = ['PRIVACY_AUTH_ISSUER', 'PRIVACY_AUTH_JWKS_URL', 'PRIVACY_AUTH_JWKS_FILE'];
+  if (configured.some((name) => process.env[name])) {
+    say('privacy-api: using the configured PRIVACY_AUTH_* issuer');
+    return {};
+  }
+  const devKey = await ensureDevKey(dataDir);
+  say(
+    `privacy-api trusts the development key ${devKey.jwksFile} (tokens: npm run privacy-token -- --help)`,
+  );
+  return { PRIVACY_AUTH_ISSUER: devKey.issuer, PRIVACY_AUTH_JWKS_FILE: devKey.jwksFile };
+}
+
 async function main(): Promise<void> {
   await mkdir(join(dataDir, 'mongo'), { recursive: true });
   await mkdir(join(dataDir, 'nats'), { recursive: true });
@@ -121,6 +138,8 @@ async function main(): Promise<void> {
   } else {
     say('using MongoDB at MONGO_URL');
   }
+
+  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': await privacyAuthEnv() };
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -151,6 +170,7 @@ async function main(): Promise<void> {
         MONGO_URL: mongoUrl,
         NATS_URL: natsUrl,
         [app.portVariable]: String(port),
+        ...appEnv[app.name],
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
