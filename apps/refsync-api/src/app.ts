@@ -6,12 +6,8 @@ import {
 } from '@nhp/refsync-contracts';
 import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
 import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
-import {
-  createHttpApp,
-  problemDetailsFormatter,
-  REQUEST_ID_HEADER,
-  requestIdFrom,
-} from '@nhp/shared-http';
+import { problemDetailsFormatter } from '@nhp/refsync-http';
+import { createHttpApp, REQUEST_ID_HEADER, requestIdFrom } from '@nhp/shared-http';
 import { AppError, badRequest, notAcceptable, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import {

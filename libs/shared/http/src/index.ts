@@ -1,12 +1,8 @@
 export {
   clientMessage,
-  createProblemDetailsFormatter,
-  problemDetailsFormatter,
   type ErrorContext,
   type ErrorFormatter,
   type FormattedError,
-  type ProblemDetails,
-  type ProblemDetailsOptions,
 } from './error-formatters';
 export {
   createHttpApp,

@@ -1,15 +1,15 @@
 import express from 'express';
 import request from 'supertest';
-import { problemDetailsFormatter, type ErrorFormatter } from '../src';
+import type { ErrorFormatter } from '../src';
 import { AppError, serviceUnavailable } from '@nhp/shared-errors';
-import { at, buildApp, plainFormatter, settle } from './support';
+import { at, buildApp, plainFormatter, problemJsonFormatter, settle } from './support';
 
 const formats: Array<[string, ErrorFormatter]> = [
   ['plain JSON', plainFormatter],
-  ['problem details', problemDetailsFormatter],
+  ['problem details', problemJsonFormatter],
 ];
 
-function echoApp(errorFormatter: ErrorFormatter = problemDetailsFormatter) {
+function echoApp(errorFormatter: ErrorFormatter = problemJsonFormatter) {
   return buildApp({
     errorFormatter,
     bodyLimit: '1kb',
@@ -139,7 +139,7 @@ describe('body parsing', () => {
   });
 
   it('when the JSON is malformed, then problem details say 400 without quoting the body', async () => {
-    const { app } = echoApp(problemDetailsFormatter);
+    const { app } = echoApp(problemJsonFormatter);
     const res = await request(app)
       .post('/echo?x=1')
       .set('Content-Type', 'application/json')
@@ -217,7 +217,7 @@ describe('404 and 405', () => {
   });
 
   it('when a mounted router has the path with a parameter, then 405 lists its methods including HEAD', async () => {
-    const { app } = routedApp(problemDetailsFormatter);
+    const { app } = routedApp(problemJsonFormatter);
     const res = await request(app).post('/parts/HN');
     expect(res.status).toBe(405);
     expect(res.headers['allow']).toBe('GET, HEAD, PUT');
@@ -230,13 +230,13 @@ describe('404 and 405', () => {
   });
 
   it('when the path is deeper than any route, then the answer is 404, not 405', async () => {
-    const { app } = routedApp(problemDetailsFormatter);
+    const { app } = routedApp(problemJsonFormatter);
     expect((await request(app).post('/parts/HN/extra')).status).toBe(404);
     expect((await request(app).post('/part/v1/extra')).status).toBe(404);
   });
 
   it('when OPTIONS asks about an existing path, then it answers 204 with Allow', async () => {
-    const { app } = routedApp(problemDetailsFormatter);
+    const { app } = routedApp(problemJsonFormatter);
     const res = await request(app).options('/part/v1');
     expect(res.status).toBe(204);
     expect(res.headers['allow']).toBe('POST, PUT');
@@ -289,7 +289,7 @@ describe('errors', () => {
   );
 
   it('when a handler throws an unknown error, then it is logged at error level with its stack and request id', async () => {
-    const { app, logs } = failingApp(problemDetailsFormatter);
+    const { app, logs } = failingApp(problemJsonFormatter);
     const res = await request(app).get('/boom').set('X-Request-Id', 'req-42');
     await settle();
     const line = logs.lines().find((l) => l['msg'] === 'unexpected error');
@@ -313,14 +313,14 @@ describe('errors', () => {
   });
 
   it('when a path parameter is malformed percent-encoding, then the answer is 400, not 500', async () => {
-    const { app } = failingApp(problemDetailsFormatter);
+    const { app } = failingApp(problemJsonFormatter);
     const res = await request(app).get('/items/%E0%A4%A');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'MALFORMED_PATH' });
   });
 
   it('when a request ends in an error, then its request log line names the error code', async () => {
-    const { app, logs } = failingApp(problemDetailsFormatter);
+    const { app, logs } = failingApp(problemJsonFormatter);
     await request(app).get('/conflict');
     await settle();
     const line = logs.lines().find((l) => l['msg'] === 'request completed');
@@ -331,7 +331,7 @@ describe('errors', () => {
 describe('request logging', () => {
   it('when a request carries credentials and a query string, then the log line has neither', async () => {
     const { app, logs } = buildApp({
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: problemJsonFormatter,
       routes: (app) => app.get('/search', (_req, res) => res.json({})),
     });
     await request(app)
@@ -351,7 +351,7 @@ describe('request logging', () => {
 
   it('when a request carries an unlisted token header and padded headers, then neither reaches the log and the line stays short', async () => {
     const { app, logs } = buildApp({
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: problemJsonFormatter,
       routes: (app) => app.get('/search', (_req, res) => res.json({})),
     });
     const padding = 'p'.repeat(8000);
@@ -382,7 +382,7 @@ describe('request logging', () => {
     const health = express.Router();
     health.get('/health', (_req, res) => res.status(503).end());
     const { app, logs } = buildApp({
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: problemJsonFormatter,
       health,
       routes: () => undefined,
     });
@@ -400,7 +400,7 @@ describe('app settings', () => {
 
   it('when trust proxy is left off, then X-Forwarded-For does not change req.ip', async () => {
     const { app } = buildApp({
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: problemJsonFormatter,
       routes: (app) => app.get('/ip', (req, res) => res.json({ ip: req.ip })),
     });
     const res = await request(app).get('/ip').set('X-Forwarded-For', '203.0.113.9');

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import net from 'node:net';
 import type { ErrorFormatter } from '../src';
-import { closeServer, listen, problemDetailsFormatter, serverPort } from '../src';
-import { at, buildApp, plainFormatter, settle } from './support';
+import { closeServer, listen, serverPort } from '../src';
+import { at, buildApp, plainFormatter, problemJsonFormatter, settle } from './support';
 
 interface RawResponse {
   status: number;
@@ -53,7 +53,7 @@ function rawExchange(port: number, head: string, trickle = ''): Promise<string> 
 }
 
 const cases: Array<[string, ErrorFormatter, string]> = [
-  ['a problem+json app', problemDetailsFormatter, 'application/problem+json'],
+  ['a problem+json app', problemJsonFormatter, 'application/problem+json'],
   ['a plain JSON app', plainFormatter, 'application/json'],
 ];
 

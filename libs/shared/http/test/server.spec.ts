@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type Server } from 'node:http';
-import { closeServer, listen, problemDetailsFormatter, serverPort } from '../src';
-import { buildApp } from './support';
+import { closeServer, listen, serverPort } from '../src';
+import { buildApp, problemJsonFormatter } from './support';
 
 interface Deferred {
   promise: Promise<void>;
@@ -36,7 +36,7 @@ function slowApp() {
   const started = deferred();
   const release = deferred();
   const { app } = buildApp({
-    errorFormatter: problemDetailsFormatter,
+    errorFormatter: problemJsonFormatter,
     routes: (app) => {
       app.get('/slow', async (_req, res) => {
         started.resolve();
@@ -154,7 +154,7 @@ describe('listen and closeServer', () => {
 
   it('when a client streams a chunked body without Content-Type, then a non-empty one gets 415', async () => {
     const { app } = buildApp({
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: problemJsonFormatter,
       routes: (app) => app.post('/echo', (req, res) => res.json({ body: req.body as unknown })),
     });
     server = await listen(app, 0, '127.0.0.1');

@@ -1,6 +1,12 @@
 import type { Express } from 'express';
 import { createLogger, type Logger } from '@nhp/shared-logger';
-import { createHttpApp, type CreateHttpAppOptions, type ErrorFormatter } from '../src';
+import { statusText } from '@nhp/shared-errors';
+import {
+  clientMessage,
+  createHttpApp,
+  type CreateHttpAppOptions,
+  type ErrorFormatter,
+} from '../src';
 
 /** A neutral error body for the shared lib's own tests: each app brings its real one. */
 export const plainFormatter: ErrorFormatter = (err) => ({
@@ -10,6 +16,24 @@ export const plainFormatter: ErrorFormatter = (err) => ({
     code: err.code,
     message: err.expose ? err.message : 'An unexpected error occurred',
     category: err.category,
+  },
+});
+
+/**
+ * A generic RFC 9457 body for the shared lib's own tests of problem+json apps (refsync's real
+ * formatter lives in @nhp/refsync-http, which shared code may not import).
+ */
+export const problemJsonFormatter: ErrorFormatter = (err, req) => ({
+  status: err.status,
+  contentType: 'application/problem+json',
+  body: {
+    type: 'about:blank',
+    title: statusText(err.status),
+    status: err.status,
+    detail: clientMessage(err),
+    instance: req.originalUrl.split('?')[0] || '/',
+    code: err.code,
+    ...(err.expose && err.details !== undefined ? { errors: err.details } : {}),
   },
 });
 

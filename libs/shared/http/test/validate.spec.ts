@@ -1,11 +1,11 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { problemDetailsFormatter, validate, type ErrorFormatter } from '../src';
-import { buildApp, plainFormatter } from './support';
+import { validate, type ErrorFormatter } from '../src';
+import { buildApp, plainFormatter, problemJsonFormatter } from './support';
 
 const DEFINISJON_GUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
-function searchApp(errorFormatter: ErrorFormatter = problemDetailsFormatter) {
+function searchApp(errorFormatter: ErrorFormatter = problemJsonFormatter) {
   return buildApp({
     errorFormatter,
     routes: (app) => {
@@ -68,7 +68,7 @@ describe('validate', () => {
   });
 
   it('when several parts are invalid, then one 400 lists every issue in problem details', async () => {
-    const { app } = searchApp(problemDetailsFormatter);
+    const { app } = searchApp(problemJsonFormatter);
     const res = await request(app)
       .get('/definisjoner/not-a-uuid?pagingReference=-1')
       .set('X-hn-isdebug', 'maybe');

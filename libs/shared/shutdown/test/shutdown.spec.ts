@@ -6,11 +6,18 @@ import {
   closeServer,
   createHttpApp,
   listen,
-  problemDetailsFormatter,
   serverPort,
+  type ErrorFormatter,
 } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { createShutdown, type ShutdownStep } from '../src';
+
+/** Shared code brings no app's error body; this test only needs one. */
+const codeOnlyFormatter: ErrorFormatter = (err) => ({
+  status: err.status,
+  contentType: 'application/json',
+  body: { code: err.code },
+});
 
 function captureLogs() {
   const lines: Array<Record<string, unknown>> = [];
@@ -172,7 +179,7 @@ describe('shutdown of a real HTTP service', () => {
     const release = deferred();
     const app = createHttpApp({
       logger,
-      errorFormatter: problemDetailsFormatter,
+      errorFormatter: codeOnlyFormatter,
       health: healthRouter(health, { probes: true }),
       routes: (app) => {
         app.get('/slow', async (_req, res) => {

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-http',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,7 @@
+export {
+  createProblemDetailsFormatter,
+  PROBLEM_JSON,
+  problemDetailsFormatter,
+  toProblemDetails,
+  type ProblemDetailsOptions,
+} from './problem-details';
