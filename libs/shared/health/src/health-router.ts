@@ -30,10 +30,20 @@ export function healthRouter(health: Health, options: HealthRouterOptions): Rout
       noStore(res).status(200).json({ status: 'ok' });
     });
     router.get('/readyz', async (_req, res) => {
-      const { ready, checks, shuttingDown } = await health.readiness();
+      const { ready, degraded, checks, shuttingDown } = await health.readiness();
+      const status = !ready
+        ? shuttingDown
+          ? 'shutting-down'
+          : 'unavailable'
+        : degraded.length > 0
+          ? 'degraded'
+          : 'ok';
+      const body: Record<string, unknown> = { status, checks };
+      // Degraded is still ready (200): the failing checks are named so operators see why.
+      if (degraded.length > 0) body['degraded'] = degraded;
       noStore(res)
         .status(ready ? 200 : 503)
-        .json({ status: ready ? 'ok' : shuttingDown ? 'shutting-down' : 'unavailable', checks });
+        .json(body);
     });
   }
 

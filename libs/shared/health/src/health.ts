@@ -3,8 +3,22 @@ import type { Logger } from '@nhp/shared-logger';
 /** A readiness check: true when the dependency is usable. Throwing or hanging counts as false. */
 export type HealthCheck = () => Promise<boolean> | boolean;
 
+/**
+ * A check with its weight. A critical check (the default) failing makes the service not ready;
+ * a non-critical one failing only makes it degraded: the service still does its job without that
+ * dependency (e.g. a broker that only speeds something up), so it must stay in the load balancer.
+ */
+export interface HealthCheckSpec {
+  check: HealthCheck;
+  /** Default true. */
+  critical?: boolean;
+}
+
 export interface Readiness {
+  /** Every critical check passes and no shutdown has begun. */
   ready: boolean;
+  /** Names of the non-critical checks that fail (empty when none): ready but degraded. */
+  degraded: string[];
   /** Each check's result; empty while shutting down (checks are not run then). */
   checks: Record<string, boolean>;
   shuttingDown: boolean;
@@ -21,7 +35,8 @@ export interface Health {
 }
 
 export interface CreateHealthOptions {
-  checks: Record<string, HealthCheck>;
+  /** By name: a function (critical) or `{ check, critical: false }` for a degraded-only check. */
+  checks: Record<string, HealthCheck | HealthCheckSpec>;
   /** Time box per check; a slower check is false. Default 1500 ms, below typical probe timeouts. */
   checkTimeoutMs?: number;
   /** When given, a check turning false is logged at warn and its recovery at info (once each). */
@@ -47,6 +62,12 @@ async function timeBoxed(check: HealthCheck, timeoutMs: number): Promise<boolean
 export function createHealth(options: CreateHealthOptions): Health {
   const timeoutMs = options.checkTimeoutMs ?? 1500;
   const names = Object.keys(options.checks);
+  const specs = names.map((name): Required<HealthCheckSpec> => {
+    const given = options.checks[name] as HealthCheck | HealthCheckSpec;
+    return typeof given === 'function'
+      ? { check: given, critical: true }
+      : { check: given.check, critical: given.critical ?? true };
+  });
   const last = new Map<string, boolean>();
   let shuttingDown = false;
   // Probes from several sources (orchestrator, load balancer, /health and /readyz) can overlap; one
@@ -54,11 +75,12 @@ export function createHealth(options: CreateHealthOptions): Health {
   let inFlight: Promise<Readiness> | undefined;
 
   function logTransitions(checks: Record<string, boolean>): void {
-    for (const name of names) {
+    for (const [i, name] of names.entries()) {
+      const critical = specs[i]?.critical ?? true;
       const now = checks[name] ?? false;
       const before = last.get(name);
       if (before !== now) {
-        if (!now) options.logger?.warn({ check: name }, 'readiness check failing');
+        if (!now) options.logger?.warn({ check: name, critical }, 'readiness check failing');
         else if (before === false)
           options.logger?.info({ check: name }, 'readiness check recovered');
       }
@@ -67,18 +89,20 @@ export function createHealth(options: CreateHealthOptions): Health {
   }
 
   async function evaluate(): Promise<Readiness> {
-    const results = await Promise.all(
-      names.map((name) => timeBoxed(options.checks[name] as HealthCheck, timeoutMs)),
-    );
+    const results = await Promise.all(specs.map((spec) => timeBoxed(spec.check, timeoutMs)));
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ?? false]));
     logTransitions(checks);
-    return { ready: !shuttingDown && results.every(Boolean), checks, shuttingDown };
+    const criticalOk = specs.every((spec, i) => !spec.critical || results[i] === true);
+    const degraded = names.filter((_name, i) => !specs[i]?.critical && results[i] !== true);
+    return { ready: !shuttingDown && criticalOk, degraded, checks, shuttingDown };
   }
 
   return {
     isLive: () => true,
     readiness() {
-      if (shuttingDown) return Promise.resolve({ ready: false, checks: {}, shuttingDown: true });
+      if (shuttingDown) {
+        return Promise.resolve({ ready: false, degraded: [], checks: {}, shuttingDown: true });
+      }
       inFlight ??= evaluate().finally(() => {
         inFlight = undefined;
       });

@@ -11,6 +11,7 @@ describe('createHealth', () => {
     expect(health.isLive()).toBe(true);
     expect(await health.readiness()).toEqual({
       ready: true,
+      degraded: [],
       checks: { mongo: true, nats: true },
       shuttingDown: false,
     });
@@ -31,9 +32,35 @@ describe('createHealth', () => {
     });
     expect(await health.readiness()).toEqual({
       ready: false,
+      degraded: [],
       checks: { ok: true, throws: false, rejects: false, hangs: false, no: false },
       shuttingDown: false,
     });
+  });
+
+  it('when a non-critical check fails, then the service stays ready and names it as degraded', async () => {
+    let brokerUp = false;
+    const health = createHealth({
+      checks: { mongo: () => true, broker: { check: () => brokerUp, critical: false } },
+    });
+    expect(await health.readiness()).toEqual({
+      ready: true,
+      degraded: ['broker'],
+      checks: { mongo: true, broker: false },
+      shuttingDown: false,
+    });
+    brokerUp = true;
+    expect(await health.readiness()).toMatchObject({ ready: true, degraded: [] });
+  });
+
+  it('when a critical check fails beside a non-critical one, then readiness is false', async () => {
+    const health = createHealth({
+      checks: {
+        mongo: { check: () => false },
+        broker: { check: () => false, critical: false },
+      },
+    });
+    expect(await health.readiness()).toMatchObject({ ready: false, degraded: ['broker'] });
   });
 
   it('when a dependency recovers, then readiness follows without a restart', async () => {
@@ -49,7 +76,12 @@ describe('createHealth', () => {
     const health = createHealth({ checks: { mongo: check } });
     health.markShuttingDown();
     expect(health.isShuttingDown()).toBe(true);
-    expect(await health.readiness()).toEqual({ ready: false, checks: {}, shuttingDown: true });
+    expect(await health.readiness()).toEqual({
+      ready: false,
+      degraded: [],
+      checks: {},
+      shuttingDown: true,
+    });
     expect(check).not.toHaveBeenCalled();
   });
 
@@ -148,6 +180,21 @@ describe('healthRouter', () => {
     const down = await request(appWith(unhealthy(), 'probes')).get('/readyz');
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ status: 'unavailable', checks: { mongo: true, nats: false } });
+  });
+
+  it('when only a non-critical check fails, then /health and /readyz are 200 and /readyz says degraded', async () => {
+    const health = createHealth({
+      checks: { mongo: () => true, broker: { check: () => false, critical: false } },
+    });
+    const app = appWith(health, 'probes');
+    expect((await request(app).get('/health')).status).toBe(200);
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'degraded',
+      checks: { mongo: true, broker: false },
+      degraded: ['broker'],
+    });
   });
 
   it('when shutting down, then /readyz says so', async () => {
