@@ -92,6 +92,8 @@ export interface TestIssuer {
   /** The public keys, as an identity provider publishes them. */
   jwks: JSONWebKeySet;
   mint(options?: MintOptions): Promise<string>;
+  /** `Bearer <minted token>`, ready for an Authorization header. */
+  bearer(options?: MintOptions): Promise<string>;
   dpopProof(options: DpopProofOptions): Promise<string>;
   newDpopKey(alg?: SigningAlg): Promise<DpopKey>;
   /** Options for createPrivacyAuth that trust this issuer (spread them to add a clock or a logger). */
@@ -151,7 +153,7 @@ export async function createTestIssuer(options: CreateTestIssuerOptions = {}): P
   const scope = (kind: TestScopeKind) => `${audience}/personverninnstilling_${kind}`;
   const expand = (s: string) => (s === 'read' || s === 'write' || s === 'admin' ? scope(s) : s);
 
-  return {
+  const issuerApi: TestIssuer = {
     issuer,
     audience,
     kid,
@@ -180,5 +182,7 @@ export async function createTestIssuer(options: CreateTestIssuerOptions = {}): P
       if (o.typ !== null) header.typ = o.typ ?? 'at+jwt';
       return new SignJWT(claims).setProtectedHeader(header).sign(privateKey);
     },
+    bearer: async (o?: MintOptions) => `Bearer ${await issuerApi.mint(o)}`,
   };
+  return issuerApi;
 }

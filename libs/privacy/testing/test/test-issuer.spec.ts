@@ -20,6 +20,7 @@ describe('createTestIssuer', () => {
       pid: '13116900216',
     });
     expect(payload.exp).toBe((payload.iat as number) + 300);
+    expect(await issuer.bearer()).toMatch(/^Bearer eyJ/);
   });
 
   it('when asked for a string scope, no client id and no typ, then the token says so', async () => {
