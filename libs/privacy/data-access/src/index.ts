@@ -13,3 +13,4 @@ export {
   type ImportOptions,
   type RepresentationRepository,
 } from './lib/representation/representation.repository';
+export * from './lib/settings';

@@ -147,10 +147,13 @@ export type HentInnbyggersOpplastedeBevisV2Request = z.infer<
 
 const INT32_MAX = 2_147_483_647;
 
-/** A query value arrives as a string; only a plain decimal integer within int32 is accepted. */
+/**
+ * A query value arrives as a string; only a plain decimal integer within int32 is accepted (an
+ * empty value counts as absent: the first page).
+ */
 const pagingReferenceInput = z
   .string()
-  .regex(/^\d{1,10}$/, 'expected a non-negative integer')
+  .regex(/^\d{0,10}$/, 'expected a non-negative integer')
   .transform(Number)
   .pipe(z.int().min(0).max(INT32_MAX));
 

@@ -1,0 +1,100 @@
+import {
+  PRIVACY_EVENTS_STREAM,
+  PRIVACY_EVENTS_SUBJECTS,
+  SETTING_CHANGED_EVENT_TYPE,
+  settingChangedEventDataSchema,
+} from '@nhp/privacy-contracts';
+import type { Logger } from '@nhp/shared-logger';
+import {
+  defineEvent,
+  ensureStream,
+  natsIsConnected,
+  publishCloudEvent,
+  type CloudEvent,
+  type EventDefinition,
+  type NatsConnection,
+  type StreamSpec,
+} from '@nhp/shared-messaging';
+import type { z } from 'zod';
+import type { JournalEvent } from '../journal';
+
+/** CloudEvents `source` of every event privacy-api emits. */
+export const PRIVACY_EVENT_SOURCE = '/nhp/privacy-api';
+
+export const settingChangedEvent = defineEvent({
+  type: SETTING_CHANGED_EVENT_TYPE,
+  source: PRIVACY_EVENT_SOURCE,
+  dataSchema: settingChangedEventDataSchema,
+});
+
+/**
+ * The stream downstream services consume from. File storage survives a NATS restart. The journal
+ * re-publishes an event whose acknowledgement it did not see (a NATS outage, a crash between the ack
+ * and pulling the entry); the duplicate window must cover the time until that retry, so it is two
+ * hours, well beyond the sweeper's seconds and a NATS restart. 30 days of history let a consumer that
+ * was away catch up.
+ */
+export const privacyEventsStreamSpec: StreamSpec = {
+  name: PRIVACY_EVENTS_STREAM,
+  subjects: [PRIVACY_EVENTS_SUBJECTS],
+  storage: 'file',
+  duplicateWindowMs: 2 * 60 * 60 * 1000,
+  maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+};
+
+export interface SettingEventPublisherOptions {
+  /** The NATS connection, once there is one (the service starts without NATS). */
+  nats: () => NatsConnection | undefined;
+  logger: Logger;
+  ackTimeoutMs?: number;
+}
+
+/**
+ * The journal's `publish`: a JournalEvent as a CloudEvent through JetStream, Nats-Msg-Id = the
+ * event id (one per change), resolved only once the stream acknowledged it. The stream is
+ * provisioned before the first publish and again after a failure (it may have been lost with a
+ * NATS server). A failure throws: the journal keeps the entry and its sweeper tries again.
+ */
+export function createSettingEventPublisher(options: SettingEventPublisherOptions) {
+  const { logger } = options;
+  let streamReady: Promise<unknown> | undefined;
+
+  return async function publish(event: JournalEvent): Promise<void> {
+    const nc = options.nats();
+    if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
+    try {
+      streamReady ??= ensureStream(nc, privacyEventsStreamSpec).then((info) => {
+        logger.info(
+          { stream: privacyEventsStreamSpec.name, subjects: privacyEventsStreamSpec.subjects },
+          'JetStream stream ready',
+        );
+        return info;
+      });
+      await streamReady;
+      const envelope: CloudEvent = {
+        specversion: '1.0',
+        id: event.id,
+        source: PRIVACY_EVENT_SOURCE,
+        type: event.type,
+        time: event.time,
+        datacontenttype: 'application/json',
+        data: event.data,
+      };
+      const ack = await publishCloudEvent(nc, event.subject, envelope, {
+        msgId: event.id,
+        timeoutMs: options.ackTimeoutMs ?? 5000,
+        // The setting-changed data is checked against its contract once more before it leaves.
+        ...(event.type === SETTING_CHANGED_EVENT_TYPE
+          ? { eventDef: settingChangedEvent as unknown as EventDefinition<z.ZodType> }
+          : {}),
+      });
+      logger.debug(
+        { eventId: event.id, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate },
+        'event published',
+      );
+    } catch (err) {
+      streamReady = undefined;
+      throw err;
+    }
+  };
+}

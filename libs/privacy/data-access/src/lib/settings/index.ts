@@ -1,0 +1,15 @@
+export {
+  createSettingRepository,
+  PROOFS_COLLECTION,
+  SETTING_COUNTERS_COLLECTION,
+  SETTINGS_COLLECTION,
+  type CreateSettingRepositoryOptions,
+  type SettingRepository,
+} from './setting.repository';
+export {
+  createSettingEventPublisher,
+  PRIVACY_EVENT_SOURCE,
+  privacyEventsStreamSpec,
+  settingChangedEvent,
+  type SettingEventPublisherOptions,
+} from './events';
