@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import net from 'node:net';
 import type { ErrorFormatter } from '../src';
 import { closeServer, listen, serverPort } from '../src';
@@ -195,6 +195,23 @@ describe('listen limits', () => {
     ).rejects.toThrow(
       'HTTP_HEADERS_TIMEOUT_MS (5000) must not exceed HTTP_REQUEST_TIMEOUT_MS (10)',
     );
+  });
+
+  it('when a listener wraps the app and names it in errorsFrom, then parser errors still get the app error body', async () => {
+    const { app } = buildApp({ errorFormatter: plainFormatter, routes: () => undefined });
+    const wrapper: RequestListener = (req, res) => app(req, res);
+    const oversized = `GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`;
+
+    server = await listen(wrapper, 0, '127.0.0.1', { errorsFrom: app });
+    const named = parseRaw(await rawExchange(serverPort(server), oversized));
+    expect(named.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(named.body)).toMatchObject({ code: 'HEADERS_TOO_LARGE' });
+    await closeServer(server, 0);
+
+    server = await listen(wrapper, 0, '127.0.0.1');
+    const unnamed = parseRaw(await rawExchange(serverPort(server), oversized));
+    expect(unnamed.status).toBe(431);
+    expect(unnamed.headers['content-type']).toBe('text/plain; charset=utf-8');
   });
 
   it('when the connection cap is reached, then a further connection is dropped and the open one is still served', async () => {
