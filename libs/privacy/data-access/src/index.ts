@@ -2,6 +2,7 @@ export * from './lib/journal';
 export {
   createInclusionRepository,
   INCLUSIONS_COLLECTION,
+  type CreateInclusionRepositoryOptions,
   inclusionKey,
   type InclusionHistoryItem,
   type InclusionRepository,
@@ -10,7 +11,7 @@ export {
 export {
   createRepresentationRepository,
   REPRESENTATION_COLLECTION,
+  type CreateRepresentationRepositoryOptions,
   type ImportOptions,
   type RepresentationRepository,
 } from './lib/representation/representation.repository';
-export * from './lib/settings';

@@ -46,7 +46,7 @@ describe('inclusion repository', () => {
   }
 
   it('when an inclusion is set, changed and ended, then the state is the last, every change is in the history and the audit', async () => {
-    const repo = createInclusionRepository(conn, journal);
+    const repo = createInclusionRepository({ connection: conn, journal });
     const fnr = '01010012356';
     expect(
       await repo.setInclusion(change({ innbyggerFnr: fnr, inkluderingType: 'Oppfort' })),
@@ -95,7 +95,7 @@ describe('inclusion repository', () => {
   });
 
   it('when the same state is set again, then nothing is written', async () => {
-    const repo = createInclusionRepository(conn, journal);
+    const repo = createInclusionRepository({ connection: conn, journal });
     const fnr = '13116900216';
     await repo.setInclusion(
       change({ innbyggerFnr: fnr, definisjonGuid: 'a0000000-0000-0000-0000-000000000001' }),
@@ -110,7 +110,7 @@ describe('inclusion repository', () => {
   });
 
   it('when several changes of one inclusion race, then each lands once and the state is one of them', async () => {
-    const repo = createInclusionRepository(conn, journal);
+    const repo = createInclusionRepository({ connection: conn, journal });
     const guid = 'a0000000-0000-0000-0000-000000000002';
     const types = ['Inkludert', 'Deltager', 'Oppfort'] as const;
     const results = await Promise.all(

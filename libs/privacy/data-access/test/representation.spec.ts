@@ -40,12 +40,12 @@ describe('representation repository', () => {
   });
 
   it('when a caller has nothing, then the list is empty', async () => {
-    const repo = createRepresentationRepository(conn, journal);
+    const repo = createRepresentationRepository({ connection: conn, journal });
     expect(await repo.findRelationships('13116900216')).toEqual([]);
   });
 
   it('when an import names a caller again, then its list is replaced and other callers keep theirs', async () => {
-    const repo = createRepresentationRepository(conn, journal);
+    const repo = createRepresentationRepository({ connection: conn, journal });
     const at = new Date('2026-01-01T00:00:00Z');
     await repo.replaceRelationships(
       new Map([
@@ -56,7 +56,7 @@ describe('representation repository', () => {
     );
     await repo.replaceRelationships(new Map([['13116900216', [rel('01010012356', 'verge')]]]), {
       importId: 'import-2',
-      at,
+      at: new Date('2026-01-02T00:00:00Z'),
       actorId: 'test',
     });
     await journal.idle();

@@ -89,10 +89,15 @@ export interface InclusionRepository extends InclusionStore {
   find(innbyggerFnr: string, definisjonGuid: string): Promise<StoredInclusion | undefined>;
 }
 
+export interface CreateInclusionRepositoryOptions {
+  connection: Connection;
+  journal: Journal;
+}
+
 export function createInclusionRepository(
-  connection: Connection,
-  journal: Journal,
+  options: CreateInclusionRepositoryOptions,
 ): InclusionRepository {
+  const { connection, journal } = options;
   const Inclusions =
     connection.models['PrivacyInclusion'] ??
     connection.model<InclusionDocument>('PrivacyInclusion', inclusionSchema);

@@ -66,10 +66,15 @@ function plain(r: RepresentationRelationship): RepresentationRelationship {
   };
 }
 
+export interface CreateRepresentationRepositoryOptions {
+  connection: Connection;
+  journal: Journal;
+}
+
 export function createRepresentationRepository(
-  connection: Connection,
-  journal: Journal,
+  options: CreateRepresentationRepositoryOptions,
 ): RepresentationRepository {
+  const { connection, journal } = options;
   const Representation =
     connection.models['PrivacyRepresentation'] ??
     connection.model<RepresentationDocument>('PrivacyRepresentation', representationSchema);
