@@ -1,24 +1,86 @@
 import { createHttpApp } from '@nhp/shared-http';
-import { privacyErrorFormatter } from './http/error-response';
 import { healthRouter, type Health } from '@nhp/shared-health';
-import type { Logger } from '@nhp/shared-logger';
-import type { Express } from 'express';
+import { Router, type Express, type Request, type RequestHandler } from 'express';
+import type { PrivacyContext } from './context';
+import { checkDebugHeader } from './http/debug-header';
+import { createPrivacyErrorFormatter } from './http/error-response';
+import { createDocsRoutes } from './openapi/docs-routes';
+import { createDefinitionRoutes } from './routes/definitions';
+import { createInclusionRoutes } from './routes/inclusions';
+import { createPartRoutes } from './routes/parts';
+import { createRepresentationRoutes } from './routes/representation';
+import { createSettingsRoutes } from './routes/settings';
+import { createYouthAppRoutes } from './routes/youth-app';
 
 export interface PrivacyApiDeps {
-  logger: Logger;
+  context: PrivacyContext;
   health: Health;
+  /** The access-token check (@nhp/privacy-auth's createPrivacyAuth(...).authenticate). */
+  authenticate: RequestHandler;
 }
 
 /**
- * Builds the privacy-api Express app from its dependencies. Tests call it with real
- * infrastructure; main.ts with the configured one. The privacy endpoints of
- * privacy-service.md are mounted in `routes` as they are built.
+ * The routes anyone may call without a token: the health probe and the API description (schemas
+ * only, no data). Every other route, including unknown paths, first meets `authenticate`.
+ */
+export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
+  { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs' },
+];
+
+/** The one operation whose body may carry a proof (up to 4 MiB decoded, base64 in JSON). */
+export const LARGE_BODY_PATHS = ['/personverninnstillinger/settinnbyggerspersonverninnstilling/v2'];
+export const LARGE_BODY_LIMIT = 6 * 1024 * 1024;
+export const BODY_LIMIT = 256 * 1024;
+
+/**
+ * The body limit of a request, chosen before routing: routing is case-insensitive and ignores a
+ * trailing slash, and so does this.
+ */
+export function bodyLimitFor(basePath: string): (req: Request) => number {
+  const large = new Set(
+    LARGE_BODY_PATHS.flatMap((path) => [path, `${basePath}${path}`]).map((p) => p.toLowerCase()),
+  );
+  return (req) => {
+    const path = req.path.toLowerCase();
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    return large.has(trimmed) ? LARGE_BODY_LIMIT : BODY_LIMIT;
+  };
+}
+
+/**
+ * Builds privacy-api from its dependencies; tests call it with real infrastructure, main.ts with
+ * the configured one. Order: request id, log, body parsing (413/415), /health, the X-hn-isdebug
+ * check, the public description, authentication, the areas' routes (at the root and under
+ * PRIVACY_API_BASE_PATH), 404/405, the ErrorResponse formatter.
  */
 export function createApp(deps: PrivacyApiDeps): Express {
+  const { context } = deps;
+  const { basePath, allowDebug } = context.options;
+
+  const api = Router();
+  api.use(createPartRoutes(context));
+  api.use(createDefinitionRoutes(context));
+  api.use(createSettingsRoutes(context));
+  api.use(createInclusionRoutes(context));
+  api.use(createRepresentationRoutes(context));
+  api.use(createYouthAppRoutes(context));
+
+  const docs = createDocsRoutes(context);
+
   return createHttpApp({
-    logger: deps.logger,
-    errorFormatter: privacyErrorFormatter,
+    logger: context.logger,
+    errorFormatter: createPrivacyErrorFormatter({ allowDebug }),
+    bodyLimit: bodyLimitFor(basePath),
     health: healthRouter(deps.health, { probes: false }),
-    routes: () => undefined,
+    routes(app) {
+      app.use(checkDebugHeader);
+      app.use(docs);
+      if (basePath) app.use(basePath, docs);
+      app.use(deps.authenticate);
+      app.use(api);
+      if (basePath) app.use(basePath, api);
+    },
   });
 }

@@ -1,3 +1,5 @@
+import { createPrivacyAuth, privacyAuthOptionsFromConfig } from '@nhp/privacy-auth';
+import { ensureJournalIndexes } from '@nhp/privacy-data-access';
 import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
 import { listen, closeServer } from '@nhp/shared-http';
 import { createHealth } from '@nhp/shared-health';
@@ -6,7 +8,9 @@ import { connectNats, drainNats, natsIsConnected } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo, mongoPing, syncIndexes } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
 import { createApp } from './app';
-import { privacyApiConfigSchema } from './config';
+import { ensureBuiltIns } from './bootstrap';
+import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
+import { createPrivacyContext } from './context';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(privacyApiConfigSchema);
@@ -15,6 +19,8 @@ async function main(): Promise<void> {
     level: config.LOG_LEVEL,
     pretty: config.LOG_PRETTY,
   });
+  // Before any connection: a bad authentication setup is a configuration error, reported at once.
+  const auth = createPrivacyAuth(await privacyAuthOptionsFromConfig(config, { logger }));
 
   const mongo = await connectMongo({
     uri: config.MONGO_URL,
@@ -22,19 +28,37 @@ async function main(): Promise<void> {
     autoIndex: resolveMongoAutoIndex(config),
     appName: 'privacy-api',
   });
-  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(mongo, logger);
   const nats = await connectNats({ servers: config.NATS_URL, name: 'privacy-api', logger });
+
+  const context = createPrivacyContext({
+    logger,
+    connection: mongo,
+    nats,
+    options: {
+      basePath: config.PRIVACY_API_BASE_PATH,
+      allowSyntheticIds: resolveAllowSyntheticIds(config),
+      allowDebug: resolveAllowDebug(config),
+      pageSize: config.PRIVACY_PAGE_SIZE,
+    },
+  });
+  // The models exist once the context is built, so index sync sees every declared index.
+  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(mongo, logger);
+  if (resolveMongoAutoIndex(config)) await ensureJournalIndexes(mongo);
+  await ensureBuiltIns(context);
+  context.journal.start();
 
   const health = createHealth({
     checks: { mongo: () => mongoPing(mongo), nats: () => natsIsConnected(nats) },
   });
   const server = await listen(
-    createApp({ logger, health }),
+    createApp({ context, health, authenticate: auth.authenticate }),
     config.PRIVACY_API_PORT,
     config.PRIVACY_API_HOST,
-    config,
   );
-  logger.info({ port: config.PRIVACY_API_PORT }, 'privacy-api listening');
+  logger.info(
+    { port: config.PRIVACY_API_PORT, basePath: config.PRIVACY_API_BASE_PATH || undefined },
+    'privacy-api listening',
+  );
 
   createShutdown({
     logger,
@@ -46,6 +70,9 @@ async function main(): Promise<void> {
         name: 'http',
         run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)),
       },
+      // Relays already started finish before their connections close; the rest wait in the
+      // documents for the next start's sweep.
+      { name: 'journal', run: () => context.journal.stop() },
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(mongo) },
     ],

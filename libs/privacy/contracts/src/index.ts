@@ -1,4 +1,3 @@
-export {};
 export {
   canonicalInkluderingType,
   INKLUDERING_TYPES,
@@ -22,3 +21,35 @@ export {
   type Tilleggsinfo,
 } from './lib/representation';
 export * from './lib/settings';
+export {
+  emptyObjectSchema,
+  guidSchema,
+  int32Schema,
+  nullableString,
+  type EmptyObject,
+} from './lib/common';
+export {
+  errorCategorySchema,
+  errorResponseSchema,
+  PRIVACY_ERROR_CATEGORIES,
+  type ErrorResponse,
+  type PrivacyErrorCategory,
+} from './lib/error-response';
+export { PART_KODE_PATTERN, partRequestSchema, type PartRequest } from './lib/parts';
+export {
+  createDefinitionRequestSchema,
+  DEFINITION_STATUS_PATTERN,
+  relasjonSchema,
+  updateDefinitionRequestSchema,
+  type CreateDefinitionRequest,
+  type RelasjonRequest,
+  type UpdateDefinitionRequest,
+} from './lib/definitions';
+export {
+  buildOpenApiDocument,
+  REQUEST_MEDIA_TYPES,
+  type HttpMethod,
+  type OpenApiInfo,
+  type OperationSpec,
+  type QueryParameterSpec,
+} from './lib/openapi';

@@ -15,3 +15,26 @@ export {
   type ImportOptions,
   type RepresentationRepository,
 } from './lib/representation/representation.repository';
+export { DEFAULT_CACHE_TTL_MS, type AuditContext } from './lib/audit-context';
+export {
+  createPartRepository,
+  PARTS_COLLECTION,
+  type CreatePartRepositoryOptions,
+  type Part,
+  type PartRepository,
+} from './lib/parts/part.repository';
+export {
+  createDefinitionRepository,
+  DEFINITIONS_COLLECTION,
+  type CreateDefinitionRepositoryOptions,
+  type DefinitionChanges,
+  type DefinitionRepository,
+} from './lib/definitions/definition.repository';
+export {
+  createGrantRepository,
+  grantId,
+  GRANTS_COLLECTION,
+  type CreateGrantRepositoryOptions,
+  type Grant,
+  type GrantRepository,
+} from './lib/grants/grant.repository';

@@ -1,0 +1,86 @@
+import {
+  createDefinitionRepository,
+  createGrantRepository,
+  createJournal,
+  createPartRepository,
+  type DefinitionRepository,
+  type GrantRepository,
+  type Journal,
+  type PartRepository,
+} from '@nhp/privacy-data-access';
+import type { Logger } from '@nhp/shared-logger';
+import type { NatsConnection } from '@nhp/shared-messaging';
+import type { Connection } from 'mongoose';
+
+/** Behaviour the configuration decides (resolved from PRIVACY_* in main.ts; tests set them). */
+export interface PrivacyOptions {
+  /** Every route is also served under this prefix ('' for none). */
+  basePath: string;
+  /** Synthetic test identity numbers (month + 80) are accepted. */
+  allowSyntheticIds: boolean;
+  /** `X-hn-isdebug: true` adds validation paths and the request id to error messages. */
+  allowDebug: boolean;
+  /** Entries per page of the active-citizens walk. */
+  pageSize: number;
+}
+
+/**
+ * Everything the route factories need, built once: `createXRoutes(context)` takes this object.
+ * Each area adds the fields it needs here (repositories, publishers, options) in one small commit.
+ */
+export interface PrivacyContext {
+  logger: Logger;
+  connection: Connection;
+  /** Absent in tests that need no events. */
+  nats: NatsConnection | undefined;
+  /** The clock of every business time (audit, tidspunkt defaults); tests inject one. */
+  clock: () => Date;
+  options: PrivacyOptions;
+  /** Audit records and replication events of every write (start/stop in main.ts). */
+  journal: Journal;
+  parts: PartRepository;
+  definitions: DefinitionRepository;
+  grants: GrantRepository;
+}
+
+export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
+  basePath: '',
+  allowSyntheticIds: true,
+  allowDebug: true,
+  pageSize: 1000,
+};
+
+export interface CreatePrivacyContextInput {
+  logger: Logger;
+  connection: Connection;
+  nats?: NatsConnection;
+  clock?: () => Date;
+  options?: Partial<PrivacyOptions>;
+  /** How long definitions and grants are trusted from memory (default 5 s; 0: always read). */
+  cacheTtlMs?: number;
+  /** Journal sweep period (default 5 s). */
+  journalSweepIntervalMs?: number;
+}
+
+export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyContext {
+  const { logger, connection } = input;
+  const clock = input.clock ?? (() => new Date());
+  const journal = createJournal({
+    connection,
+    logger,
+    sweepIntervalMs: input.journalSweepIntervalMs,
+    now: () => clock().getTime(),
+  });
+  const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
+  return {
+    logger,
+    connection,
+    nats: input.nats,
+    clock,
+    options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
+    journal,
+    parts: createPartRepository(repositoryOptions),
+    definitions: createDefinitionRepository(repositoryOptions),
+    grants: createGrantRepository(repositoryOptions),
+  };
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { nullableString } from './common';
+
+/**
+ * A party's code: letters, digits, '-' and '_'. Narrower than the interface's string because the
+ * code is part of the NATS subjects that carry the party's events (no '.', '*', '>' or spaces).
+ */
+export const PART_KODE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Party: CreatePartRequest and UpdatePartRequest share this shape. partKode identifies the party. */
+export const partRequestSchema = z
+  .strictObject({
+    partKode: z
+      .string()
+      .regex(PART_KODE_PATTERN, 'expected 1-64 letters (A-Z), digits, "-" or "_"')
+      .nullable()
+      .optional()
+      .meta({ description: 'Identifies the party (needed on create and update).' }),
+    navn: nullableString(),
+    kortNavn: nullableString(),
+    beskrivelse: nullableString(),
+    uri: nullableString(),
+  })
+  .meta({ id: 'PartRequest', description: 'A party (CreatePartRequest, UpdatePartRequest).' });
+
+export type PartRequest = z.infer<typeof partRequestSchema>;
