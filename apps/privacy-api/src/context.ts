@@ -3,10 +3,13 @@ import {
   createGrantRepository,
   createJournal,
   createPartRepository,
+  createSettingEventPublisher,
+  createSettingRepository,
   type DefinitionRepository,
   type GrantRepository,
   type Journal,
   type PartRepository,
+  type SettingRepository,
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
 import type { NatsConnection } from '@nhp/shared-messaging';
@@ -41,6 +44,8 @@ export interface PrivacyContext {
   parts: PartRepository;
   definitions: DefinitionRepository;
   grants: GrantRepository;
+  /** Citizens' settings v2 (proof bytes in their own collection). */
+  settings: SettingRepository;
 }
 
 export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
@@ -70,6 +75,8 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     logger,
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
+    // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
+    publish: createSettingEventPublisher({ nats: () => input.nats, logger }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
@@ -82,5 +89,6 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     parts: createPartRepository(repositoryOptions),
     definitions: createDefinitionRepository(repositoryOptions),
     grants: createGrantRepository(repositoryOptions),
+    settings: createSettingRepository({ connection, journal }),
   };
 }
