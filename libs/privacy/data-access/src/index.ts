@@ -38,3 +38,4 @@ export {
   type Grant,
   type GrantRepository,
 } from './lib/grants/grant.repository';
+export * from './lib/settings';
