@@ -164,6 +164,18 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
     });
     const app = createApp({ context, health, authenticate: auth.authenticate });
 
+    async function seedPart(part: Partial<Part> = {}): Promise<Part> {
+      const seeded: Part = {
+        partKode: part.partKode ?? randomPartKode(),
+        navn: part.navn ?? 'Testpart',
+        kortNavn: part.kortNavn ?? null,
+        beskrivelse: part.beskrivelse ?? null,
+        uri: part.uri ?? null,
+      };
+      await context.parts.create(seeded, SEEDER);
+      return seeded;
+    }
+
     harness = {
       app,
       context,
@@ -178,21 +190,11 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
       citizenToken: (pid, options = {}) =>
         issuer.mint({ clientId: 'citizen-app', scopes: [], pid, ...options }),
       bearer: (token) => `Bearer ${token}`,
-      async seedPart(part = {}) {
-        const seeded: Part = {
-          partKode: part.partKode ?? randomPartKode(),
-          navn: part.navn ?? 'Testpart',
-          kortNavn: part.kortNavn ?? null,
-          beskrivelse: part.beskrivelse ?? null,
-          uri: part.uri ?? null,
-        };
-        await context.parts.create(seeded, SEEDER);
-        return seeded;
-      },
+      seedPart,
       async seedDefinition(fields = {}) {
         const template = findTemplate(fields.template ?? TEMPLATES.samtykke);
         if (!template) throw new Error(`no template ${fields.template}`);
-        const partKode = fields.partKode ?? (await this.seedPart()).partKode;
+        const partKode = fields.partKode ?? (await seedPart()).partKode;
         const definition = definitionFromTemplate(template, {
           ...fields,
           definisjonGuid: fields.definisjonGuid ?? randomUUID(),
