@@ -23,7 +23,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=prod-deps /repo/node_modules ./node_modules
 COPY --from=build /repo/dist/apps/${APP}/ ./
-# The importer's default sources point at the bundled sample data (see .env.example).
+# Sample upstream data for trying the importer: docker compose points REFSYNC_SOURCE_* here. The
+# importer has no default source; a deployment must set both variables (it refuses to start).
 COPY tools/refsync-sample-data/data ./sample-data
 USER node
 # node is not a good PID 1 by itself: compose sets `init: true` so signals reach it and zombies

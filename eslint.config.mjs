@@ -62,7 +62,20 @@ function depConstraints({ tests = false } = {}) {
       ],
     },
     { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
-    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+    // Apps may import every kind of lib but no tool: tools (sample data, the MongoDB-compatible
+    // server, benchmarks) are not shipped. Their tests may (see below). A list rather than
+    // notDependOnLibsWithTags, which Nx checks transitively through test-only dependencies.
+    {
+      sourceTag: 'type:app',
+      onlyDependOnLibsWithTags: [
+        'type:core',
+        'type:contracts',
+        'type:domain',
+        'type:data-access',
+        'type:util',
+        'type:client',
+      ],
+    },
   ];
   if (!tests) return constraints;
   return constraints.map((c) =>

@@ -1,13 +1,8 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfigOrExit } from '@nhp/shared-config';
-import { createLogger, type Logger } from '@nhp/shared-logger';
-import { createImporterContext } from './app';
-import { importerEnvSchema, type ImporterConfig } from './config';
-import { testHooks } from './hooks';
-import type { RunReport } from './importer';
+import type { RunReport } from '@nhp/refsync-import';
+import type { Logger } from '@nhp/shared-logger';
+import type { ImporterContext } from './context';
 import { formatHistory, formatRunReport } from './report-format';
-import { runWorker } from './worker';
 
 export const USAGE = `usage: npm run refsync-importer -- [--once | --dry-run | --history] [--allow-mass-delete] [--limit N]
 
@@ -18,9 +13,18 @@ export const USAGE = `usage: npm run refsync-importer -- [--once | --dry-run | -
   --allow-mass-delete  let this run delete more than REFSYNC_MAX_DELETE_SHARE of a dataset
 
 exit codes: 0 committed or nothing to commit, 1 failed, 2 usage, 3 aborted (invalid upstream,
-mass deletion, empty upstream), 4 skipped (another importer instance is syncing)`;
+mass deletion, empty upstream), 4 skipped (another importer instance is syncing), 5 synchronised
+but the event is still pending after REFSYNC_ONCE_PUBLISH_TIMEOUT_MS (NATS unreachable; it stays
+in the outbox and the worker or the next run publishes it)`;
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, aborted: 3, skipped: 4 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  aborted: 3,
+  skipped: 4,
+  eventsPending: 5,
+} as const;
 
 export type Command =
   | { kind: 'worker' }
@@ -28,6 +32,16 @@ export type Command =
   | { kind: 'dry-run'; allowMassDelete: boolean }
   | { kind: 'history'; limit: number }
   | { kind: 'help' };
+
+/** The command line's command, or the usage on stderr and exit code 2. */
+export function parseCommandOrExit(argv: string[]): Command {
+  try {
+    return parseCommand(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return process.exit(EXIT.usage);
+  }
+}
 
 /** Parses the command line; throws with a readable message on a mistake. */
 export function parseCommand(argv: string[]): Command {
@@ -78,36 +92,20 @@ export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
   }
 }
 
-const print = (lines: string[]) => process.stdout.write(`${lines.join('\n')}\n`);
+export const print = (lines: string[]) => process.stdout.write(`${lines.join('\n')}\n`);
 
-/** Runs one command and returns the process exit code (the worker never returns). */
-export async function runCommand(command: Command, config: ImporterConfig): Promise<number> {
-  if (command.kind === 'help') {
-    print([USAGE]);
-    return EXIT.ok;
-  }
-  if (command.kind === 'worker') {
-    const logger = createLogger({
-      name: 'refsync-importer',
-      level: config.LOG_LEVEL,
-      pretty: config.LOG_PRETTY,
-    });
-    await runWorker(config, logger);
-    return new Promise<number>(() => undefined);
-  }
+/** A command that runs once and exits (everything but the worker). */
+export type OneShotCommand = Exclude<Command, { kind: 'worker' } | { kind: 'help' }>;
 
-  // Commands print their report on stdout; logs go to stderr so the two never mix.
-  const logger: Logger = createLogger({
-    name: 'refsync-importer',
-    level: config.LOG_LEVEL,
-    destination: pino.destination({ dest: 2, sync: true }),
-  });
-  const ctx = await createImporterContext({
-    config,
-    logger,
-    connectToNats: command.kind === 'once',
-    ...testHooks(config),
-  });
+/**
+ * Runs one command on the context, prints its report on stdout, closes the context and returns
+ * the process exit code.
+ */
+export async function runCommand(
+  command: OneShotCommand,
+  ctx: ImporterContext,
+  logger: Logger,
+): Promise<number> {
   try {
     if (command.kind === 'history') {
       print(formatHistory(await ctx.runs.recent(command.limit)));
@@ -119,23 +117,9 @@ export async function runCommand(command: Command, config: ImporterConfig): Prom
       allowMassDelete: command.allowMassDelete,
     });
     print(formatRunReport(report));
-    if (command.kind === 'once') {
-      // Publish this run's event (and any older pending one) now; if NATS is away, the outbox keeps
-      // it for the worker or the next run, and the sync itself still succeeded.
-      await Promise.race([
-        ctx.natsReady,
-        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
-      ]);
-      const summary = await ctx.publisher.publishUntilAcked(10_000);
-      if (summary.pending > 0 || summary.error) {
-        print([
-          `events pending: ${summary.pending} (${summary.error ?? 'not acknowledged'}); the importer worker or the next run publishes them when NATS is reachable`,
-        ]);
-      } else if (summary.published + summary.duplicates > 0) {
-        print([`events published: ${summary.published + summary.duplicates}`]);
-      }
-    }
-    return exitCodeFor(report);
+    const code = exitCodeFor(report);
+    if (command.kind !== 'once' || code !== EXIT.ok) return code;
+    return (await publishBeforeExit(ctx)) ? code : EXIT.eventsPending;
   } finally {
     // Bounded: the exit code is decided; a dependency that hangs on close must not hold the CLI.
     await Promise.race([
@@ -145,16 +129,29 @@ export async function runCommand(command: Command, config: ImporterConfig): Prom
   }
 }
 
-export async function main(argv = process.argv.slice(2)): Promise<void> {
-  let command: Command;
-  try {
-    command = parseCommand(argv);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
-    process.exit(EXIT.usage);
+/**
+ * `--once` publishes this run's event (and any older pending one) before it exits, trying for up
+ * to REFSYNC_ONCE_PUBLISH_TIMEOUT_MS while NATS is down or still connecting. If the time runs
+ * out, the event stays in the outbox (the sync itself succeeded) and the worker or the next run
+ * publishes it. False when events are still pending.
+ */
+async function publishBeforeExit(ctx: ImporterContext): Promise<boolean> {
+  const timeoutMs = ctx.config.REFSYNC_ONCE_PUBLISH_TIMEOUT_MS;
+  const deadline = performance.now() + timeoutMs;
+  await Promise.race([
+    ctx.natsReady,
+    new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+  ]);
+  const summary = await ctx.publisher.publishUntilAcked(Math.max(0, deadline - performance.now()));
+  if (summary.pending > 0 || summary.error) {
+    print([
+      `events pending: ${summary.pending} (${summary.error ?? 'not acknowledged'}) after ${timeoutMs} ms; ` +
+        'they stay in the outbox and the importer worker or the next run publishes them when NATS is reachable',
+    ]);
+    return false;
   }
-  const config = loadConfigOrExit(importerEnvSchema);
-  const code = await runCommand(command, config);
-  // Exit explicitly: a NATS connection still trying its first connect must not keep the CLI alive.
-  process.exit(code);
+  if (summary.published + summary.duplicates > 0) {
+    print([`events published: ${summary.published + summary.duplicates}`]);
+  }
+  return true;
 }

@@ -3,31 +3,35 @@ import { pathToFileURL } from 'node:url';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { commonEnvShape, envDurationMs, envInt, envPort } from '@nhp/shared-config';
-import type { Dataset } from '@nhp/refsync-contracts';
-import { sampleDataPath, type SampleVersion } from '@nhp/refsync-sample-data';
 import { parseHeaderLine } from '@nhp/refsync-sources';
 
-/** The repository root: relative file URLs and the bundled sample data are resolved against it. */
+/** The repository root: relative file URLs are resolved against it. */
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
 /** Outside production, with no token configured, POST /sync accepts this one (said in the start log). */
 export const LOCAL_ADMIN_TOKEN = 'local-admin-token';
 
-/** The file URL of a bundled sample upstream file (the dev stack's default upstream). */
-export function sampleDataUrl(version: SampleVersion, dataset: Dataset): string {
-  return pathToFileURL(sampleDataPath(version, dataset)).href;
-}
+/**
+ * The upstream variables. Required in every environment: the importer has no built-in upstream, so
+ * a deployment that forgot them refuses to start instead of importing something else. The dev stack
+ * (`npm start`) and docker compose pass the bundled sample data explicitly.
+ */
+export const SOURCE_VARIABLES = [
+  'REFSYNC_SOURCE_TREATMENT_GROUP',
+  'REFSYNC_SOURCE_REIMBURSEMENT_GROUP',
+] as const;
 
 /**
  * An upstream URL: file:// or http(s)://. `file://./x` and `file:./x` are relative to the repository
  * root (what .env.example and the dev stack use); they become absolute file URLs here. Not echoed
  * in errors, since an http URL may carry credentials.
  */
-function envUpstreamUrl(defaultUrl: string) {
+function envUpstreamUrl() {
   return z
     .string()
-    .default(defaultUrl)
+    .optional()
     .transform((raw, ctx) => {
+      if (raw === undefined) return undefined; // reported as missing below, with both names
       const value = raw.trim();
       const relative = /^file:(?:\/\/)?(\.{1,2}\/.*)$/.exec(value);
       if (relative) {
@@ -46,8 +50,8 @@ export const importerEnvSchema = z
     ...commonEnvShape,
     REFSYNC_IMPORTER_PORT: envPort(3003),
     REFSYNC_IMPORTER_HOST: z.string().default('0.0.0.0'),
-    REFSYNC_SOURCE_TREATMENT_GROUP: envUpstreamUrl(sampleDataUrl('v1', 'treatmentGroup')),
-    REFSYNC_SOURCE_REIMBURSEMENT_GROUP: envUpstreamUrl(sampleDataUrl('v1', 'reimbursementGroup')),
+    REFSYNC_SOURCE_TREATMENT_GROUP: envUpstreamUrl(),
+    REFSYNC_SOURCE_REIMBURSEMENT_GROUP: envUpstreamUrl(),
     /** "Name: value", sent to http(s) sources. Secret: never logged, never echoed in errors. */
     REFSYNC_SOURCE_AUTH_HEADER: z
       .string()
@@ -89,8 +93,22 @@ export const importerEnvSchema = z
       (ms) => ms >= 100,
       'expected at least 100ms',
     ),
+    /**
+     * How long `--once` keeps trying to publish its event after the commit (NATS down or still
+     * connecting). After it the command exits 5; the event stays in the outbox and the worker or
+     * the next run publishes it.
+     */
+    REFSYNC_ONCE_PUBLISH_TIMEOUT_MS: envDurationMs(30_000),
   })
   .superRefine((env, ctx) => {
+    const missing = SOURCE_VARIABLES.filter((name) => env[name] === undefined);
+    for (const name of missing) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `required (${SOURCE_VARIABLES.join(' and ')} name the upstream files or URLs, file:// or http(s)://; the importer has no built-in upstream${env.NODE_ENV === 'production' ? '' : ', npm start passes the bundled sample data'})`,
+      });
+    }
     try {
       new Cron(env.REFSYNC_SCHEDULE, { timezone: env.REFSYNC_TIMEZONE, paused: true }).stop();
     } catch (err) {
@@ -107,7 +125,9 @@ export const importerEnvSchema = z
         message: 'required in production (POST /sync must not accept the development token)',
       });
     }
-  });
+  })
+  // Both sources are set once the refinement passed: say so in the type.
+  .transform((env) => env as typeof env & Record<(typeof SOURCE_VARIABLES)[number], string>);
 
 export type ImporterConfig = z.infer<typeof importerEnvSchema>;
 

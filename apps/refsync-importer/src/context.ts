@@ -6,6 +6,14 @@ import {
   createRunRepository,
   ensureRefsyncIndexes,
 } from '@nhp/refsync-data-access';
+import {
+  createImporter,
+  createImporterMetrics,
+  createOutboxPublisher,
+  instanceId,
+  refsyncStreamSpec,
+  type ImporterOptions,
+} from '@nhp/refsync-import';
 import { createUpstreamSource } from '@nhp/refsync-sources';
 import type { UpstreamSource } from '@nhp/refsync-sync';
 import { resolveMongoAutoIndex } from '@nhp/shared-config';
@@ -13,11 +21,6 @@ import type { Logger } from '@nhp/shared-logger';
 import { connectNats, drainNats, ensureStream, type NatsConnection } from '@nhp/shared-messaging';
 import { connectMongo, syncIndexes } from '@nhp/shared-persistence';
 import type { ImporterConfig } from './config';
-import { refsyncStreamSpec } from './events';
-import { createImporter, type ImporterOptions } from './importer';
-import { instanceId } from './leader';
-import { createImporterMetrics } from './metrics';
-import { createOutboxPublisher } from './publisher';
 
 export function createSources(
   config: ImporterConfig,
@@ -44,6 +47,8 @@ export interface ImporterContextOptions {
   publishBackoff?: { baseDelayMs: number; maxDelayMs: number };
   /** false for the commands that publish nothing (--dry-run, --history). */
   connectToNats?: boolean;
+  /** The run coordinator's clock (tests move it to let a lease expire). */
+  now?: ImporterOptions['now'];
 }
 
 /**
@@ -126,6 +131,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
     metrics,
     onEventRecorded: () => publisher.kick(),
     afterStaged: options.afterStaged,
+    now: options.now,
   });
 
   return {

@@ -1,5 +1,5 @@
 import type { ImporterConfig } from './config';
-import type { ImporterOptions } from './importer';
+import type { ImporterOptions } from '@nhp/refsync-import';
 
 /** Printed on stdout when the pause hook is reached; tests wait for it, then kill the process. */
 export const PAUSED_AFTER_STAGE = 'REFSYNC_IMPORTER_PAUSED_AFTER_STAGE';

@@ -6,8 +6,7 @@ import { problemDetailsFormatter } from '@nhp/refsync-http';
 import { createHttpApp } from '@nhp/shared-http';
 import { conflict, notFound, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
-import type { Importer, RunReport } from './importer';
-import type { ImporterMetrics } from './metrics';
+import type { Importer, ImporterMetrics, RunReport } from '@nhp/refsync-import';
 
 export interface ProbeAppOptions {
   logger: Logger;

@@ -1,14 +1,12 @@
 import { DATASETS } from '@nhp/refsync-contracts';
 import type { ImportRun } from '@nhp/refsync-data-access';
-import type { DatasetSummary } from '@nhp/refsync-sync';
-import type { RunReport } from './importer';
+import type { ChangeSetCounts } from '@nhp/refsync-domain';
+import type { RunReport } from '@nhp/refsync-import';
 
 const pad = (value: string, width: number) => value.padEnd(width);
 
-function countsLine(
-  s: Pick<DatasetSummary, 'added' | 'changed' | 'deleted' | 'reappeared' | 'total'>,
-): string {
-  return `+${s.added} added, ~${s.changed} changed, -${s.deleted} deleted, ^${s.reappeared} reappeared, ${s.total} active`;
+function countsLine(s: ChangeSetCounts): string {
+  return `+${s.added} added, ~${s.changed} changed, -${s.deleted} deleted, ^${s.reappeared} reappeared, ${s.activeAfter} active`;
 }
 
 /** What `--once` and `--dry-run` print: the outcome, per-dataset counts, and for a dry run every change. */

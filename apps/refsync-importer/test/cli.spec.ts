@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { freePort, useTestInfra, withDatabase } from '@nhp/shared-testing';
+import { freePort, startNatsServer, useTestInfra, withDatabase } from '@nhp/shared-testing';
 import { eventually, rg, tg, upstreamDir, writeUpstream } from './helpers';
 
 const infra = useTestInfra();
@@ -104,22 +104,64 @@ describe('refsync-importer command line (child processes)', () => {
     expect(usage.stderr).toMatch(/usage: npm run refsync-importer/);
   }, 120_000);
 
-  it('when NATS is unreachable, then --once still commits and exits 0, and the next run publishes the pending event', async () => {
+  it('when NATS stays unreachable for REFSYNC_ONCE_PUBLISH_TIMEOUT_MS, then --once commits, exits 5 with the event kept, and the next run publishes it', async () => {
     const offline = {
       ...env,
       MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_offline`),
       NATS_URL: `nats://127.0.0.1:${await freePort()}`,
+      REFSYNC_ONCE_PUBLISH_TIMEOUT_MS: '1500',
     };
     const committed = await importer(['--once'], offline).finished;
-    expect(committed.code).toBe(0);
+    expect(committed.code).toBe(5);
     expect(committed.stdout).toMatch(/committed version 1/);
-    expect(committed.stdout).toMatch(/events pending: 1 .*publishes them when NATS is reachable/);
+    expect(committed.stdout).toMatch(
+      /events pending: 1 .*after 1500 ms; they stay in the outbox .*publishes them when NATS is reachable/,
+    );
 
     const next = await importer(['--once'], { ...offline, NATS_URL: infra.get().natsUrl }).finished;
     expect(next.code).toBe(0);
     expect(next.stdout).toMatch(/nothing to commit/);
     expect(next.stdout).toMatch(/events published: 2/); // version 1's, then this run's
   }, 90_000);
+
+  it('when NATS comes up while --once is still publishing, then the event is published before it exits 0', async () => {
+    const natsPort = await freePort();
+    const late = {
+      ...env,
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_late_nats`),
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      REFSYNC_ONCE_PUBLISH_TIMEOUT_MS: '60000',
+    };
+    const run = importer(['--once'], late);
+    let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
+    try {
+      // Committed with NATS down; only then does NATS start, while the command keeps trying.
+      await eventually(() => /committed version 1/.test(run.out.stdout), 'the commit');
+      expect(run.child.exitCode).toBeNull();
+      nats = await startNatsServer({ port: natsPort });
+      const finished = await run.finished;
+      expect(finished.code).toBe(0);
+      expect(finished.stdout).toMatch(/events published: 1/);
+    } finally {
+      run.child.kill('SIGKILL');
+      await nats?.dispose();
+    }
+  }, 90_000);
+
+  it('when NODE_ENV is production and no source is set, then the importer refuses to start naming both variables', async () => {
+    const refused = await importer(['--once'], {
+      ...env,
+      NODE_ENV: 'production',
+      REFSYNC_IMPORTER_ADMIN_TOKEN: 'a-long-enough-production-token',
+      REFSYNC_SOURCE_TREATMENT_GROUP: '',
+      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: '',
+    }).finished;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /REFSYNC_SOURCE_TREATMENT_GROUP: required.*REFSYNC_SOURCE_REIMBURSEMENT_GROUP: required/,
+    );
+    expect(refused.stdout).toBe('');
+  }, 60_000);
 
   it('when started without arguments, then the worker serves probes, says which admin token it accepts, and stops on SIGTERM', async () => {
     const port = await freePort();

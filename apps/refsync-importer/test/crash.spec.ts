@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { refsyncModels } from '@nhp/refsync-data-access';
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
+import type { ImporterContext } from '../src/context';
 import { PAUSED_AFTER_STAGE } from '../src/hooks';
 import {
   eventually,

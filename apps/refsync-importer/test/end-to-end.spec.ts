@@ -7,8 +7,8 @@ import { SYNC_COMPLETED_SUBJECT } from '@nhp/refsync-contracts';
 import { readSampleData, sampleDataPath } from '@nhp/refsync-sample-data';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { freePort, useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
-import { syncCompletedEvent } from '../src/events';
+import type { ImporterContext } from '../src/context';
+import { syncCompletedEvent } from '@nhp/refsync-import';
 import { eventually, quietLogger, startContext, testConfig, upstreamDir } from './helpers';
 
 const infra = useTestInfra();

@@ -14,8 +14,8 @@ import {
 import { refsyncModels } from '@nhp/refsync-data-access';
 import { publishCloudEvent, type CloudEvent } from '@nhp/shared-messaging';
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
-import { syncCompletedEvent } from '../src/events';
+import type { ImporterContext } from '../src/context';
+import { syncCompletedEvent } from '@nhp/refsync-import';
 import {
   eventually,
   rg,

@@ -7,13 +7,14 @@ import type { Connection } from 'mongoose';
 import { parseEnv } from '@nhp/shared-config';
 import { createLogger, type Logger } from '@nhp/shared-logger';
 import { createRefsyncReadRepository } from '@nhp/refsync-data-access';
+import { sampleDataPath } from '@nhp/refsync-sample-data';
 import type { Dataset } from '@nhp/refsync-contracts';
 import { withDatabase, type TestInfra } from '@nhp/shared-testing';
 import {
   createImporterContext,
   type ImporterContext,
   type ImporterContextOptions,
-} from '../src/app';
+} from '../src/context';
 import { importerEnvSchema, type ImporterConfig } from '../src/config';
 
 export const tg = (id: string, name = `Behandlingsgruppe ${id}`, extra: object = {}) => ({
@@ -76,7 +77,17 @@ export async function writeUpstream(
 export const quietLogger = (): Logger =>
   createLogger({ name: 'refsync-importer-test', level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
-/** Importer configuration for tests: a database of its own unless `mongoUri` is given. */
+/** The bundled v1 sample data as source URLs (what the dev stack passes). */
+export const sampleSources = () => ({
+  REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(sampleDataPath('v1', 'treatmentGroup')).href,
+  REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(sampleDataPath('v1', 'reimbursementGroup'))
+    .href,
+});
+
+/**
+ * Importer configuration for tests: a database of its own unless `mongoUri` is given; the sample
+ * data as sources unless `env` names others.
+ */
 export function testConfig(
   infra: TestInfra,
   env: Record<string, string>,
@@ -91,6 +102,7 @@ export function testConfig(
     REFSYNC_SOURCE_TIMEOUT_MS: '2000',
     REFSYNC_LEASE_TTL_MS: '5000',
     REFSYNC_PUBLISH_INTERVAL_MS: '200',
+    ...sampleSources(),
     ...env,
   });
 }

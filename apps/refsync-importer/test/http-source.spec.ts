@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useTestInfra } from '@nhp/shared-testing';
 import { createLogger } from '@nhp/shared-logger';
-import type { ImporterContext, ImporterContextOptions } from '../src/app';
+import type { ImporterContext, ImporterContextOptions } from '../src/context';
 import { ids, readerView, rg, startContext, testConfig, tg } from './helpers';
 
 const infra = useTestInfra();

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { mongoPing } from '@nhp/shared-persistence';
 import { natsIsConnected } from '@nhp/shared-messaging';
 import { useTestInfra } from '@nhp/shared-testing';
-import type { ImporterContext } from '../src/app';
+import type { ImporterContext } from '../src/context';
 import { createProbeApp } from '../src/probe-app';
 import {
   eventually,

@@ -73,13 +73,13 @@ describe('importer sync (file sources, real MongoDB wire protocol)', () => {
         deleted: 1,
         reappeared: 0,
         unchanged: 3,
-        total: 5,
+        activeAfter: 5,
       });
       expect(second.datasets?.reimbursementGroup).toMatchObject({
         added: 0,
         changed: 1,
         deleted: 1,
-        total: 4,
+        activeAfter: 4,
       });
       view = await readerView(ctx.conn);
       expect(ids(view.treatmentGroup)).toEqual(['T1', 'T2', 'T3', 'T4', 'T6']);
@@ -99,7 +99,11 @@ describe('importer sync (file sources, real MongoDB wire protocol)', () => {
       );
       const third = await ctx.importer.run({ trigger: 'cli' });
       expect(third).toMatchObject({ outcome: 'committed', committedVersion: 3 });
-      expect(third.datasets?.treatmentGroup).toMatchObject({ added: 0, reappeared: 1, total: 6 });
+      expect(third.datasets?.treatmentGroup).toMatchObject({
+        added: 0,
+        reappeared: 1,
+        activeAfter: 6,
+      });
       view = await readerView(ctx.conn);
       expect(ids(view.treatmentGroup)).toEqual(['T1', 'T2', 'T3', 'T4', 'T5', 'T6']);
 

@@ -10,7 +10,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
+import { sampleDataPath } from '@nhp/refsync-sample-data';
 import { ensureDevKey } from '@nhp/privacy-auth';
 import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
 
@@ -23,7 +25,13 @@ interface AppSpec {
   portVariable: string;
   defaultPort: number;
   color: number;
+  /** Variables this app needs that the environment may leave unset. */
+  env?: Record<string, string>;
 }
+
+/** An upstream variable as set, else the bundled v1 sample file (the importer has no default). */
+const sampleSource = (variable: string, dataset: 'treatmentGroup' | 'reimbursementGroup') =>
+  process.env[variable] || pathToFileURL(sampleDataPath('v1', dataset)).href;
 
 const apps: AppSpec[] = [
   {
@@ -46,6 +54,16 @@ const apps: AppSpec[] = [
     portVariable: 'REFSYNC_IMPORTER_PORT',
     defaultPort: 3003,
     color: 33,
+    env: {
+      REFSYNC_SOURCE_TREATMENT_GROUP: sampleSource(
+        'REFSYNC_SOURCE_TREATMENT_GROUP',
+        'treatmentGroup',
+      ),
+      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: sampleSource(
+        'REFSYNC_SOURCE_REIMBURSEMENT_GROUP',
+        'reimbursementGroup',
+      ),
+    },
   },
 ];
 
@@ -167,6 +185,7 @@ async function main(): Promise<void> {
         TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
         NODE_ENV: process.env['NODE_ENV'] ?? 'development',
         LOG_PRETTY: process.env['LOG_PRETTY'] ?? 'true',
+        ...app.env,
         MONGO_URL: mongoUrl,
         NATS_URL: natsUrl,
         [app.portVariable]: String(port),

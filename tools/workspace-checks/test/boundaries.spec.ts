@@ -65,6 +65,22 @@ describe('module boundaries', () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 
+  it('when an app imports a tool, then lint fails; when its tests do, then lint passes', async () => {
+    const code =
+      "import { sampleDataPath } from '@nhp/refsync-sample-data';\nexport const x = sampleDataPath;\n";
+    const errors = await boundaryErrors('apps/refsync-importer/src/violation.ts', code);
+    expect(errors.join('\n')).toMatch(/type:app/);
+    expect(await boundaryErrors('apps/refsync-importer/test/fine.spec.ts', code)).toEqual([]);
+  });
+
+  it('when a lib imports a tool, then lint fails', async () => {
+    const errors = await boundaryErrors(
+      'libs/refsync/sources/src/violation.ts',
+      "import { sampleDataPath } from '@nhp/refsync-sample-data';\nexport const x = sampleDataPath;\n",
+    );
+    expect(errors.length).toBeGreaterThan(0);
+  });
+
   it('when production code imports the test infrastructure, then lint fails', async () => {
     const errors = await boundaryErrors(
       'libs/shared/persistence/src/violation.ts',

@@ -5,7 +5,7 @@ import {
   syncCompletedEventDataSchema,
   type SyncCompletedEventData,
 } from '@nhp/refsync-contracts';
-import type { OutboxEvent } from '@nhp/refsync-data-access';
+import type { OutboxEvent } from '@nhp/refsync-sync';
 import { defineEvent, type StreamSpec } from '@nhp/shared-messaging';
 
 /** CloudEvents `source` of every event this service emits. */

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type {
-  ImportRunDatasetCounts,
   ImportRunTrigger,
   Lease,
   LeaseRepository,
   RefsyncWriteRepository,
   RunRepository,
 } from '@nhp/refsync-data-access';
+import type { ChangeSetCounts } from '@nhp/refsync-domain';
 import {
   formatReport,
+  isSyncAborted,
   runSync,
-  SyncAbortedError,
   type ChangeIds,
-  type DatasetSummary,
   type UpstreamSource,
 } from '@nhp/refsync-sync';
+import { isAppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import { buildSyncCompletedOutboxEvent } from './events';
 import { acquireLease, type HeldLease } from './leader';
@@ -38,7 +38,7 @@ export interface RunReport {
   endedAt: Date;
   previousVersion: number | null;
   committedVersion: number | null;
-  datasets: Record<Dataset, DatasetSummary> | null;
+  datasets: Record<Dataset, ChangeSetCounts> | null;
   sources: Record<Dataset, string>;
   /** Dry run only: every change by kind, and why the real run would stop. */
   changes?: Record<Dataset, ChangeIds>;
@@ -64,6 +64,8 @@ export interface ImporterOptions {
   batchSize?: number;
   /** Test seam, see SyncOptions.afterStaged. */
   afterStaged?: (info: { nextVersion: number; runId: string }) => Promise<void>;
+  /** The clock of run records and of the lease (tests let a lease expire by moving it). */
+  now?: () => Date;
 }
 
 /**
@@ -73,6 +75,7 @@ export interface ImporterOptions {
  */
 export function createImporter(options: ImporterOptions) {
   const { runs, leases, logger, metrics } = options;
+  const now = options.now ?? (() => new Date());
   const sourceDescriptions = Object.fromEntries(
     Object.entries(options.sources).map(([dataset, source]) => [dataset, source.description]),
   ) as Record<Dataset, string>;
@@ -81,7 +84,7 @@ export function createImporter(options: ImporterOptions) {
   async function execute(runId: string, request: RunRequest): Promise<RunReport> {
     const log = logger.child({ runId });
     const dryRun = request.dryRun ?? false;
-    const startedAt = new Date();
+    const startedAt = now();
     const base = {
       runId,
       trigger: request.trigger,
@@ -96,6 +99,7 @@ export function createImporter(options: ImporterOptions) {
         holder: options.instance,
         ttlMs: options.leaseTtlMs,
         logger: log,
+        now,
       });
       if (!attempt.acquired) {
         const heldBy = attempt.heldBy;
@@ -107,7 +111,7 @@ export function createImporter(options: ImporterOptions) {
         const report: RunReport = {
           ...base,
           outcome: 'skipped',
-          endedAt: new Date(),
+          endedAt: now(),
           previousVersion: null,
           committedVersion: null,
           datasets: null,
@@ -142,7 +146,7 @@ export function createImporter(options: ImporterOptions) {
         startedAt,
       });
       if (!dryRun) {
-        const interrupted = await runs.markInterrupted(runId);
+        const interrupted = await runs.markInterrupted(runId, now());
         if (interrupted > 0)
           log.warn(
             { interrupted },
@@ -167,6 +171,7 @@ export function createImporter(options: ImporterOptions) {
           buildEvent: buildSyncCompletedOutboxEvent,
           assertLeader: heldLease ? () => heldLease.assertHeld() : undefined,
           logger: log,
+          now,
         },
         {
           runId,
@@ -180,7 +185,7 @@ export function createImporter(options: ImporterOptions) {
       report = {
         ...base,
         outcome: result.outcome,
-        endedAt: new Date(),
+        endedAt: now(),
         previousVersion: result.previousVersion,
         committedVersion: result.committedVersion,
         datasets: result.datasets,
@@ -188,7 +193,7 @@ export function createImporter(options: ImporterOptions) {
         ...(result.blockedBy ? { blockedBy: result.blockedBy } : {}),
       };
     } catch (err) {
-      report = failureReport(base, err);
+      report = failureReport(base, err, now());
       if (report.outcome === 'failed') log.error({ err }, 'run failed');
     } finally {
       await lease
@@ -202,7 +207,7 @@ export function createImporter(options: ImporterOptions) {
         endedAt: report.endedAt,
         previousVersion: report.previousVersion,
         committedVersion: report.committedVersion,
-        datasets: report.datasets ? storedCounts(report.datasets) : null,
+        datasets: report.datasets,
         error: report.error ?? null,
       })
       .catch((err: unknown) => log.warn({ err }, 'could not record the run result'));
@@ -275,7 +280,7 @@ export function createImporter(options: ImporterOptions) {
     async run(request: RunRequest): Promise<RunReport> {
       const started = this.begin(request);
       if ('done' in started) return started.done;
-      const now = new Date();
+      const at = now();
       logger.warn(
         { activeRunId: started.busy, trigger: request.trigger },
         'run skipped: a run is already in progress in this process',
@@ -285,8 +290,8 @@ export function createImporter(options: ImporterOptions) {
         trigger: request.trigger,
         dryRun: request.dryRun ?? false,
         outcome: 'skipped',
-        startedAt: now,
-        endedAt: now,
+        startedAt: at,
+        endedAt: at,
         previousVersion: null,
         committedVersion: null,
         datasets: null,
@@ -307,41 +312,26 @@ export type Importer = ReturnType<typeof createImporter>;
 function failureReport(
   base: Pick<RunReport, 'runId' | 'trigger' | 'dryRun' | 'startedAt' | 'sources'>,
   err: unknown,
+  endedAt: Date,
 ): RunReport {
-  const common = { ...base, endedAt: new Date(), previousVersion: null, committedVersion: null };
-  if (err instanceof SyncAbortedError) {
-    const details = err.details.report ? formatReport(err.details.report) : undefined;
+  const common = { ...base, endedAt, previousVersion: null, committedVersion: null };
+  if (isSyncAborted(err)) {
+    const { reason, report, datasets, previousVersion } = err.details;
+    const details = report ? formatReport(report) : undefined;
     return {
       ...common,
-      previousVersion: err.details.previousVersion ?? null,
+      previousVersion: previousVersion ?? null,
       outcome: 'aborted',
-      datasets: (err.details.datasets as Record<Dataset, DatasetSummary> | undefined) ?? null,
-      error: { reason: err.reason, message: err.message, ...(details ? { details } : {}) },
+      datasets: (datasets as Record<Dataset, ChangeSetCounts> | undefined) ?? null,
+      error: { reason, message: err.message, ...(details ? { details } : {}) },
     };
   }
-  const e = err as Error & { code?: string };
+  // An AppError says what failed by its code (e.g. DATABASE_UNAVAILABLE); anything else is a bug.
+  const reason = isAppError(err) ? err.code : err instanceof Error ? err.name : 'error';
   return {
     ...common,
     outcome: 'failed',
     datasets: null,
-    error: { reason: e?.code ?? e?.name ?? 'error', message: e?.message ?? String(err) },
+    error: { reason, message: err instanceof Error ? err.message : String(err) },
   };
-}
-
-function storedCounts(
-  datasets: Record<Dataset, DatasetSummary>,
-): Record<string, ImportRunDatasetCounts> {
-  return Object.fromEntries(
-    Object.entries(datasets).map(([dataset, s]) => [
-      dataset,
-      {
-        added: s.added,
-        changed: s.changed,
-        deleted: s.deleted,
-        reappeared: s.reappeared,
-        unchanged: s.unchanged,
-        total: s.total,
-      },
-    ]),
-  );
 }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Lease, LeaseRepository } from '@nhp/refsync-data-access';
-import { SyncAbortedError } from '@nhp/refsync-sync';
+import { syncAborted } from '@nhp/refsync-sync';
 import type { Logger } from '@nhp/shared-logger';
 
 /** Identifies this process as a lease holder in logs, run records and the lease document. */
@@ -10,13 +10,24 @@ export function instanceId(): string {
 }
 
 export interface HeldLease {
-  /** Extends the lease now; throws SyncAbortedError('lease_lost') when another instance has it. */
+  /** Extends the lease now; throws the `lease_lost` abort when another instance has it. */
   assertHeld(): Promise<void>;
   release(): Promise<void>;
 }
 
 export type LeaseAttempt =
   { acquired: true; lease: HeldLease } | { acquired: false; heldBy: Lease | null };
+
+export interface AcquireLeaseOptions {
+  holder: string;
+  ttlMs: number;
+  logger: Logger;
+  /**
+   * The clock expiry is judged by (taken, renewed, released "now"). Tests inject one to let a
+   * lease expire without waiting; the renewal timer itself runs on real time.
+   */
+  now?: () => Date;
+}
 
 /**
  * Takes the single-writer lease for one run and keeps it alive with a renewal every third of its
@@ -25,16 +36,17 @@ export type LeaseAttempt =
  */
 export async function acquireLease(
   leases: LeaseRepository,
-  options: { holder: string; ttlMs: number; logger: Logger },
+  options: AcquireLeaseOptions,
 ): Promise<LeaseAttempt> {
   const { holder, ttlMs, logger } = options;
-  const attempt = await leases.acquire(holder, ttlMs);
+  const now = options.now ?? (() => new Date());
+  const attempt = await leases.acquire(holder, ttlMs, now());
   if (!attempt.acquired) return attempt;
 
   let lost = false;
   const renew = async (): Promise<boolean> => {
     if (lost) return false;
-    const ok = await leases.renew(holder, ttlMs);
+    const ok = await leases.renew(holder, ttlMs, now());
     if (!ok) {
       lost = true;
       logger.error(
@@ -57,7 +69,7 @@ export async function acquireLease(
     lease: {
       async assertHeld() {
         if (!(await renew())) {
-          throw new SyncAbortedError(
+          throw syncAborted(
             'lease_lost',
             'the importer lease was lost to another instance; nothing committed',
           );
@@ -65,7 +77,7 @@ export async function acquireLease(
       },
       async release() {
         clearInterval(timer);
-        if (!lost) await leases.release(holder);
+        if (!lost) await leases.release(holder, now());
       },
     },
   };

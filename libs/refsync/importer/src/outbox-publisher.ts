@@ -1,4 +1,6 @@
+import pRetry from 'p-retry';
 import type { RefsyncWriteRepository } from '@nhp/refsync-data-access';
+import { AppError, isAppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import {
   natsIsConnected,
@@ -104,44 +106,66 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
     return inFlight;
   }
 
-  const backoff = (attempt: number) =>
-    Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+  const retryOptions = (maxDelay: number) => ({
+    retries: Number.POSITIVE_INFINITY,
+    minTimeout: Math.min(baseDelayMs, maxDelay),
+    maxTimeout: maxDelay,
+    factor: 2,
+    randomize: true,
+  });
 
-  /** Retries with backoff until nothing is pending or `deadlineMs` has passed. */
+  /** One pass that throws while events stay pending, so p-retry can back off and try again. */
+  async function publishOrThrow(): Promise<PublishSummary> {
+    const summary = await publishPending();
+    if (summary.error) throw eventsPending(summary);
+    return summary;
+  }
+
+  /**
+   * Retries with backoff until nothing is pending or `deadlineMs` has passed (the CLI's `--once`);
+   * resolves with the last pass's summary either way.
+   */
   async function publishUntilAcked(deadlineMs: number): Promise<PublishSummary> {
-    const end = Date.now() + deadlineMs;
-    for (let attempt = 0; ; attempt++) {
-      const summary = await publishPending();
-      if (!summary.error) return summary;
-      const delay = backoff(attempt);
-      if (Date.now() + delay > end) return summary;
-      logger.warn(
-        { pending: summary.pending, reason: summary.error, retryInMs: Math.round(delay) },
-        'events not yet published, retrying',
+    try {
+      return await pRetry(publishOrThrow, {
+        ...retryOptions(maxDelayMs),
+        maxRetryTime: deadlineMs,
+        onFailedAttempt: ({ error, retryDelay }) => {
+          if (retryDelay <= 0) return;
+          const summary = pendingSummary(error);
+          logger.warn(
+            { pending: summary?.pending, reason: error.message, retryInMs: retryDelay },
+            'events not yet published, retrying',
+          );
+        },
+      });
+    } catch (err) {
+      return (
+        pendingSummary(err) ?? {
+          published: 0,
+          duplicates: 0,
+          pending: -1,
+          error: (err as Error).message,
+        }
       );
-      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
   let running = false;
-  let wake: (() => void) | undefined;
-  let kicked = false;
+  /** Aborted by kick() and stop(): cuts a backoff or an interval short. */
+  let wake = new AbortController();
   let loopDone: Promise<void> | undefined;
-  const sleep = (ms: number) =>
+
+  const sleep = (ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
-      if (kicked || !running) {
-        kicked = false;
-        resolve();
-        return;
-      }
+      if (signal.aborted) return resolve();
       const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
       function done() {
         clearTimeout(timer);
-        wake = undefined;
-        kicked = false;
+        signal.removeEventListener('abort', done);
         resolve();
       }
-      wake = done;
     });
 
   return {
@@ -150,45 +174,66 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
 
     /**
      * The worker's loop: publish now, then again after every `kick()` (a commit) and every
-     * `intervalMs`; after a failure, sooner, with exponential backoff, until JetStream acks.
+     * `intervalMs`; after a failure sooner, with exponential backoff (at most `intervalMs`),
+     * until JetStream acks.
      */
     start(intervalMs: number): void {
       if (running) return;
       running = true;
       loopDone = (async () => {
-        let failures = 0;
         while (running) {
-          const summary = await publishPending();
-          if (summary.error && summary.pending !== 0) {
-            const delay = Math.min(intervalMs, backoff(failures++));
-            if (failures === 1 || failures % 10 === 0) {
+          const signal = wake.signal;
+          await pRetry(publishOrThrow, {
+            ...retryOptions(Math.min(intervalMs, maxDelayMs)),
+            signal,
+            onFailedAttempt: ({ error, attemptNumber, retryDelay }) => {
+              if (attemptNumber !== 1 && attemptNumber % 10 !== 0) return;
               logger.warn(
-                { pending: summary.pending, reason: summary.error, retryInMs: Math.round(delay) },
+                {
+                  pending: pendingSummary(error)?.pending,
+                  reason: error.message,
+                  retryInMs: retryDelay,
+                },
                 'events not yet published, retrying',
               );
-            }
-            await sleep(delay);
-          } else {
-            failures = 0;
-            await sleep(intervalMs);
-          }
+            },
+          }).catch(() => undefined); // woken by kick() or stop(): go round again, or end
+          if (!running) break;
+          await sleep(intervalMs, signal);
+          if (signal.aborted) wake = new AbortController();
         }
       })();
     },
 
-    /** Publish now (after a commit) instead of at the next interval. */
+    /** Publish now (after a commit) instead of at the next interval or backoff step. */
     kick(): void {
-      kicked = true;
-      wake?.();
+      wake.abort();
     },
 
     async stop(): Promise<void> {
       running = false;
-      wake?.();
+      wake.abort();
       await loopDone;
       await inFlight;
     },
   };
+}
+
+/** Control flow for p-retry: a pass that left events pending. */
+function eventsPending(summary: PublishSummary): AppError {
+  return new AppError({
+    code: 'OUTBOX_EVENTS_PENDING',
+    status: 503,
+    category: 'unavailable',
+    message: summary.error ?? 'events not acknowledged',
+    details: summary,
+  });
+}
+
+function pendingSummary(err: unknown): PublishSummary | undefined {
+  return isAppError(err) && err.code === 'OUTBOX_EVENTS_PENDING'
+    ? (err.details as PublishSummary)
+    : undefined;
 }
 
 export type OutboxPublisher = ReturnType<typeof createOutboxPublisher>;

@@ -8,7 +8,6 @@ export {
   createRunRepository,
   MAX_STORED_ERROR_DETAILS,
   type ImportRun,
-  type ImportRunDatasetCounts,
   type ImportRunFinish,
   type ImportRunOutcome,
   type ImportRunStart,

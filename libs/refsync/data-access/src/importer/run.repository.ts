@@ -3,6 +3,8 @@
  * (`--history`), including runs that were aborted, skipped, or interrupted by a crash.
  */
 import { Schema, type Connection } from 'mongoose';
+import type { Dataset } from '@nhp/refsync-contracts';
+import type { ChangeSetCounts } from '@nhp/refsync-domain';
 
 export type ImportRunOutcome =
   | 'running'
@@ -16,15 +18,6 @@ export type ImportRunOutcome =
 
 export type ImportRunTrigger = 'cli' | 'schedule' | 'http' | 'start';
 
-export interface ImportRunDatasetCounts {
-  added: number;
-  changed: number;
-  deleted: number;
-  reappeared: number;
-  unchanged: number;
-  total: number;
-}
-
 export interface ImportRun {
   runId: string;
   trigger: ImportRunTrigger;
@@ -36,7 +29,8 @@ export interface ImportRun {
   outcome: ImportRunOutcome;
   previousVersion: number | null;
   committedVersion: number | null;
-  datasets: Record<string, ImportRunDatasetCounts> | null;
+  /** Per dataset, the run's change-set counts (records written before 2026-11-23 have `total`). */
+  datasets: Partial<Record<Dataset, ChangeSetCounts>> | null;
   error: { reason: string; message: string; details?: string[] } | null;
 }
 

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-import',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

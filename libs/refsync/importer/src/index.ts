@@ -1,0 +1,28 @@
+export {
+  createImporter,
+  type Importer,
+  type ImporterOptions,
+  type RunOutcome,
+  type RunReport,
+  type RunRequest,
+} from './importer';
+export {
+  acquireLease,
+  instanceId,
+  type AcquireLeaseOptions,
+  type HeldLease,
+  type LeaseAttempt,
+} from './leader';
+export {
+  createOutboxPublisher,
+  type OutboxPublisher,
+  type OutboxPublisherOptions,
+  type PublishSummary,
+} from './outbox-publisher';
+export {
+  buildSyncCompletedOutboxEvent,
+  IMPORTER_EVENT_SOURCE,
+  refsyncStreamSpec,
+  syncCompletedEvent,
+} from './events';
+export { createImporterMetrics, type ImporterMetrics, type MetricsSources } from './metrics';
