@@ -151,18 +151,31 @@ function mapped(err: AppError): Mapped {
 interface IssueLike {
   location?: unknown;
   path?: unknown;
+  message?: unknown;
 }
 
-/** "body.relasjoner[0].definisjonGuid" for each validation issue, when the error carries them. */
+/** The keys zod names in an unknown-property issue ('Unrecognized keys: "a", "b"'). */
+function unknownKeys(message: unknown): string[] {
+  if (typeof message !== 'string' || !message.startsWith('Unrecognized key')) return [];
+  return [...message.matchAll(/"([^"]*)"/g)].map((m) => m[1] as string);
+}
+
+/**
+ * "body.relasjoner[0].definisjonGuid" for each validation issue, when the error carries them; an
+ * unknown property is named by its own path ("body.farge"), not its object's.
+ */
 function validationPaths(err: AppError): string[] {
   if (!err.expose || !Array.isArray(err.details)) return [];
   return (err.details as IssueLike[])
     .filter((issue) => typeof issue?.location === 'string')
-    .map((issue) =>
-      typeof issue.path === 'string' && issue.path !== ''
-        ? `${String(issue.location)}.${issue.path}`
-        : String(issue.location),
-    );
+    .flatMap((issue) => {
+      const base =
+        typeof issue.path === 'string' && issue.path !== ''
+          ? `${String(issue.location)}.${issue.path}`
+          : String(issue.location);
+      const keys = unknownKeys(issue.message);
+      return keys.length > 0 ? keys.map((key) => `${base}.${key}`) : [base];
+    });
 }
 
 function debugSuffix(err: AppError, req: ErrorContext): string {
