@@ -1,15 +1,16 @@
 import {
   createDefinitionRepository,
   createGrantRepository,
+  createInclusionRepository,
   createJournal,
   createPartRepository,
-  createSettingEventPublisher,
-  createSettingRepository,
+  createRepresentationRepository,
   type DefinitionRepository,
   type GrantRepository,
+  type InclusionRepository,
   type Journal,
   type PartRepository,
-  type SettingRepository,
+  type RepresentationRepository,
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
 import type { NatsConnection } from '@nhp/shared-messaging';
@@ -44,8 +45,10 @@ export interface PrivacyContext {
   parts: PartRepository;
   definitions: DefinitionRepository;
   grants: GrantRepository;
-  /** Citizens' settings v2 (proof bytes in their own collection). */
-  settings: SettingRepository;
+  /** Citizens' inclusions (one document per citizen and definition, with history). */
+  inclusions: InclusionRepository;
+  /** Representation relationships (written by privacy-admin import-representation). */
+  representation: RepresentationRepository;
 }
 
 export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
@@ -75,8 +78,6 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     logger,
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
-    // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
-    publish: createSettingEventPublisher({ nats: () => input.nats, logger }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
@@ -89,6 +90,7 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     parts: createPartRepository(repositoryOptions),
     definitions: createDefinitionRepository(repositoryOptions),
     grants: createGrantRepository(repositoryOptions),
-    settings: createSettingRepository({ connection, journal }),
+    inclusions: createInclusionRepository({ connection, journal }),
+    representation: createRepresentationRepository({ connection, journal }),
   };
 }

@@ -1,7 +1,32 @@
+import { requireScope } from '@nhp/privacy-auth';
+import { settInkluderingRequestSchema } from '@nhp/privacy-contracts';
+import { setInclusion } from '@nhp/privacy-domain';
+import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
 import type { PrivacyContext } from '../context';
+import { actorOf } from '../http/caller';
 
-/** Placeholder so the app shell compiles; the inclusions area replaces it with its routes. */
-export function createInclusionRoutes(_context: PrivacyContext): Router {
-  return Router();
+/** Both spellings of the operation (version segment first or last) behave alike. */
+export const INCLUSION_PATHS = ['/v1/settinnbyggersinkludering', '/settinnbyggersinkludering/v1'];
+
+/**
+ * POST settinnbyggersinkludering: a system with the write scope and the party's write grant sets
+ * (or, with aktiv false, ends) a citizen's inclusion. The interface lists no 403 here, so a
+ * missing scope answers 401 EPVK-100403.
+ */
+export function createInclusionRoutes(context: PrivacyContext): Router {
+  const router = Router();
+  router.post(
+    INCLUSION_PATHS,
+    requireScope('write', 401),
+    validate({ body: settInkluderingRequestSchema }, async ({ body }, req, res) => {
+      const response = await setInclusion(context, actorOf(req), body, {
+        allowSyntheticIds: context.options.allowSyntheticIds,
+        now: context.clock(),
+        requestId: typeof req.id === 'string' ? req.id : undefined,
+      });
+      res.status(200).json(response);
+    }),
+  );
+  return router;
 }
