@@ -228,26 +228,36 @@ function createUntranslatedWriteRepository(conn: Connection): RefsyncWriteReposi
     }
   }
 
+  /**
+   * Stages one batch: checks it can be staged, reads the items' documents once, then writes each
+   * item once (an insert for a new item, an update that keeps the committed state as prev).
+   */
   async function stageBatch(
     nextVersion: number,
     dataset: Dataset,
     batch: StagedItemChange[],
     committedAt: Date,
   ): Promise<StageResult> {
-    const committed = nextVersion - 1;
-    const ids = batch.map((c) => c.itemId);
-    const duplicateInBatch = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (duplicateInBatch !== undefined) {
-      throw stagingRejected(`item ${duplicateInBatch} appears twice in one change set`, [
-        duplicateInBatch,
-      ]);
-    }
+    rejectRepeatedItems(batch);
+    const prior = await readItemDocuments(dataset, batch);
+    rejectUnstageable(nextVersion, dataset, batch, prior);
+    const { inserts, updates } = itemWrites(nextVersion, dataset, batch, prior, committedAt);
+    await insertNewItems(dataset, inserts);
+    await updateChangedItems(dataset, updates);
+    return { inserted: inserts.length + updates.length, superseded: updates.length };
+  }
 
-    // One read per batch (reads are cheap, writes are what a run is measured by): the items'
-    // documents, to know insert from update, to keep the committed state as prev, and for
-    // tombstones' last data.
+  /**
+   * One read per batch (reads are cheap, writes are what a run is measured by): the items'
+   * documents, to know insert from update, to keep the committed state as prev, and for
+   * tombstones' last data.
+   */
+  async function readItemDocuments(
+    dataset: Dataset,
+    batch: StagedItemChange[],
+  ): Promise<Map<string, PriorItem>> {
     const existing = await Item.find(
-      { _id: { $in: ids.map((id) => itemDocId(dataset, id)) } },
+      { _id: { $in: batch.map((c) => itemDocId(dataset, c.itemId)) } },
       {
         _id: 0,
         itemId: 1,
@@ -259,97 +269,37 @@ function createUntranslatedWriteRepository(conn: Connection): RefsyncWriteReposi
         lastChanged: 1,
       },
     ).lean();
-    const byItem = new Map<string, ItemState & { itemId: string }>();
+    const byItem = new Map<string, PriorItem>();
     for (const doc of existing) byItem.set(doc.itemId, doc);
+    return byItem;
+  }
 
-    const leftovers = existing.filter((d) => d.version > committed).map((d) => d.itemId);
-    if (leftovers.length > 0) {
-      throw stagingRejected(
-        `version ${nextVersion} already holds some of these items in ${dataset}: a previous run was not cleaned up (call recover() first) or the change set repeats an item`,
-        leftovers,
-      );
-    }
-
-    // A tombstone keeps the item's last committed data (so clients learn which id went away).
-    const keepsData = (c: StagedItemChange) => c.isDeleted && c.data === undefined;
-    const unknown = batch
-      .filter((c) => keepsData(c) && !(byItem.get(c.itemId)?.isDeleted === false))
-      .map((c) => c.itemId);
-    if (unknown.length > 0) {
-      throw stagingRejected(
-        `cannot delete items that are not active at version ${committed}: ${unknown.slice(0, 20).join(', ')}`,
-        unknown,
-      );
-    }
-
-    const inserts: ItemVersionDoc[] = [];
-    const updates: AnyBulkWriteOperation<ItemVersionDoc>[] = [];
-    for (const change of batch) {
-      const prior = byItem.get(change.itemId);
-      if (!keepsData(change) && change.data === undefined) {
-        throw stagingRejected(`item ${change.itemId} has no data`, [change.itemId]);
-      }
-      const kept = keepsData(change) ? prior : undefined;
-      const data = kept ? kept.data : change.data;
-      const state: ItemState = {
-        version: nextVersion,
-        data,
-        hash: change.hash ?? kept?.hash ?? contentHash(data),
-        // A tombstone's data is the last committed data, not parsed from any upstream bytes.
-        sourceHash: change.isDeleted ? null : (change.sourceHash ?? null),
-        isDeleted: change.isDeleted,
-        lastChanged: committedAt,
-      };
-      const _id = itemDocId(dataset, change.itemId);
-      if (!prior) {
-        inserts.push({ _id, dataset, itemId: change.itemId, ...state, prev: null });
-        continue;
-      }
-      // The one write of a changed item: the new state on top, the committed one kept as prev for
-      // readers at the committed version. Filtered on the version read, so a document changed
-      // meanwhile (a second writer, which the lease rules out) is not overwritten.
-      updates.push({
-        updateOne: {
-          filter: { _id, version: prior.version },
-          update: {
-            $set: {
-              ...state,
-              prev: {
-                version: prior.version,
-                data: prior.data,
-                hash: prior.hash,
-                sourceHash: prior.sourceHash ?? null,
-                isDeleted: prior.isDeleted,
-                lastChanged: prior.lastChanged,
-              },
-            },
-          },
-        },
-      });
-    }
-
-    if (inserts.length > 0) {
-      try {
-        // lean: the documents are built complete above; skipping hydration keeps 100k-item runs cheap.
-        await Item.insertMany(inserts, { ordered: false, lean: true });
-      } catch (err) {
-        if (isDuplicateKey(err)) {
-          throw stagingRejected(
-            `some new items of ${dataset} were created meanwhile: another writer is staging (the importer lease should prevent this); call recover() and start over`,
-          );
-        }
-        throw err;
-      }
-    }
-    if (updates.length > 0) {
-      const result = await Item.bulkWrite(updates, { ordered: false });
-      if (result.matchedCount !== updates.length) {
+  async function insertNewItems(dataset: Dataset, inserts: ItemVersionDoc[]): Promise<void> {
+    if (inserts.length === 0) return;
+    try {
+      // lean: the documents are built complete; skipping hydration keeps 100k-item runs cheap.
+      await Item.insertMany(inserts, { ordered: false, lean: true });
+    } catch (err) {
+      if (isDuplicateKey(err)) {
         throw stagingRejected(
-          `${updates.length - result.matchedCount} items of ${dataset} changed while being staged: another writer is staging (the importer lease should prevent this); call recover() and start over`,
+          `some new items of ${dataset} were created meanwhile: another writer is staging (the importer lease should prevent this); call recover() and start over`,
         );
       }
+      throw err;
     }
-    return { inserted: inserts.length + updates.length, superseded: updates.length };
+  }
+
+  async function updateChangedItems(
+    dataset: Dataset,
+    updates: AnyBulkWriteOperation<ItemVersionDoc>[],
+  ): Promise<void> {
+    if (updates.length === 0) return;
+    const result = await Item.bulkWrite(updates, { ordered: false });
+    if (result.matchedCount !== updates.length) {
+      throw stagingRejected(
+        `${updates.length - result.matchedCount} items of ${dataset} changed while being staged: another writer is staging (the importer lease should prevent this); call recover() and start over`,
+      );
+    }
   }
 
   return {
@@ -474,6 +424,111 @@ function createUntranslatedWriteRepository(conn: Connection): RefsyncWriteReposi
       // document is ever obsolete, so none is deleted.
       return 0;
     },
+  };
+}
+
+/** An item's document as stageBatch reads it. */
+type PriorItem = ItemState & { itemId: string };
+
+/** A tombstone without data keeps the item's last committed data (so clients learn which id went away). */
+const keepsData = (c: StagedItemChange) => c.isDeleted && c.data === undefined;
+
+function rejectRepeatedItems(batch: StagedItemChange[]): void {
+  const ids = batch.map((c) => c.itemId);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate !== undefined) {
+    throw stagingRejected(`item ${duplicate} appears twice in one change set`, [duplicate]);
+  }
+}
+
+/** Refuses a batch that meets leftovers of an unrecovered run, or deletes what is not active. */
+function rejectUnstageable(
+  nextVersion: number,
+  dataset: Dataset,
+  batch: StagedItemChange[],
+  prior: Map<string, PriorItem>,
+): void {
+  const committed = nextVersion - 1;
+  const leftovers = [...prior.values()].filter((d) => d.version > committed).map((d) => d.itemId);
+  if (leftovers.length > 0) {
+    throw stagingRejected(
+      `version ${nextVersion} already holds some of these items in ${dataset}: a previous run was not cleaned up (call recover() first) or the change set repeats an item`,
+      leftovers,
+    );
+  }
+  const unknown = batch
+    .filter((c) => keepsData(c) && !(prior.get(c.itemId)?.isDeleted === false))
+    .map((c) => c.itemId);
+  if (unknown.length > 0) {
+    throw stagingRejected(
+      `cannot delete items that are not active at version ${committed}: ${unknown.slice(0, 20).join(', ')}`,
+      unknown,
+    );
+  }
+}
+
+/** The one write of each item: an insert for a new one, an update for one with a document. */
+function itemWrites(
+  nextVersion: number,
+  dataset: Dataset,
+  batch: StagedItemChange[],
+  prior: Map<string, PriorItem>,
+  committedAt: Date,
+): { inserts: ItemVersionDoc[]; updates: AnyBulkWriteOperation<ItemVersionDoc>[] } {
+  const inserts: ItemVersionDoc[] = [];
+  const updates: AnyBulkWriteOperation<ItemVersionDoc>[] = [];
+  for (const change of batch) {
+    const before = prior.get(change.itemId);
+    const state = stagedState(nextVersion, change, before, committedAt);
+    const _id = itemDocId(dataset, change.itemId);
+    if (!before) {
+      inserts.push({ _id, dataset, itemId: change.itemId, ...state, prev: null });
+      continue;
+    }
+    // The new state on top, the committed one kept as prev for readers at the committed version.
+    // Filtered on the version read, so a document changed meanwhile (a second writer, which the
+    // lease rules out) is not overwritten.
+    updates.push({
+      updateOne: {
+        filter: { _id, version: before.version },
+        update: {
+          $set: {
+            ...state,
+            prev: {
+              version: before.version,
+              data: before.data,
+              hash: before.hash,
+              sourceHash: before.sourceHash ?? null,
+              isDeleted: before.isDeleted,
+              lastChanged: before.lastChanged,
+            },
+          },
+        },
+      },
+    });
+  }
+  return { inserts, updates };
+}
+
+function stagedState(
+  nextVersion: number,
+  change: StagedItemChange,
+  before: PriorItem | undefined,
+  committedAt: Date,
+): ItemState {
+  if (!keepsData(change) && change.data === undefined) {
+    throw stagingRejected(`item ${change.itemId} has no data`, [change.itemId]);
+  }
+  const kept = keepsData(change) ? before : undefined;
+  const data = kept ? kept.data : change.data;
+  return {
+    version: nextVersion,
+    data,
+    hash: change.hash ?? kept?.hash ?? contentHash(data),
+    // A tombstone's data is the last committed data, not parsed from any upstream bytes.
+    sourceHash: change.isDeleted ? null : (change.sourceHash ?? null),
+    isDeleted: change.isDeleted,
+    lastChanged: committedAt,
   };
 }
 
