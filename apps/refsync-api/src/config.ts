@@ -28,6 +28,11 @@ export const refsyncApiEnvSchema = z
     REFSYNC_CACHE_MAX_BYTES: envInt({ min: MIB, default: DEFAULT_CACHE_MAX_BYTES }),
     /** How often the stored current version is checked, in case a sync-completed event was missed. */
     REFSYNC_VERSION_CHECK_INTERVAL_MS: envDurationMs(30_000).pipe(z.number().min(100)),
+    /**
+     * How long a MongoDB operation waits for a reachable server before it fails (503). Short, so a
+     * miss during an outage the driver has not noticed yet still answers within a second.
+     */
+    REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS: envDurationMs(1000).pipe(z.number().min(100)),
   })
   .check((ctx) => {
     if (ctx.value.NODE_ENV === 'production' && ctx.value.REFSYNC_API_KEYS.length === 0) {

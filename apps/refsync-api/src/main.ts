@@ -1,14 +1,15 @@
 import { createRefsyncReadRepository, ensureRefsyncIndexes } from '@nhp/refsync-data-access';
 import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
-import { createHealth, healthRouter } from '@nhp/shared-health';
+import { healthRouter } from '@nhp/shared-health';
 import { closeServer, listen } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
-import { connectNats, drainNats, natsIsConnected } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo, mongoPing, syncIndexes } from '@nhp/shared-persistence';
+import { connectNats, drainNats } from '@nhp/shared-messaging';
+import { closeMongo, connectMongo, syncIndexes } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
 import { createApp } from './app';
 import { LOCAL_DEV_KEY } from './auth/api-keys';
 import { refsyncApiEnvSchema, resolveApiKeys } from './config';
+import { createRefsyncApiHealth } from './readiness';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(refsyncApiEnvSchema);
@@ -24,6 +25,9 @@ async function main(): Promise<void> {
     logger,
     autoIndex: resolveMongoAutoIndex(config),
     appName: 'refsync-api',
+    // A miss while MongoDB is away answers 503 after at most this long; once the driver knows
+    // the connection is down, at once (see README, "When MongoDB is down").
+    serverSelectionTimeoutMS: config.REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS,
   });
   if (config.MONGO_SYNC_INDEXES_ON_START) {
     await ensureRefsyncIndexes(connection);
@@ -31,13 +35,7 @@ async function main(): Promise<void> {
   }
   const nats = await connectNats({ servers: config.NATS_URL, name: 'refsync-api', logger });
 
-  const health = createHealth({
-    logger,
-    checks: {
-      mongo: () => mongoPing(connection),
-      nats: () => natsIsConnected(nats),
-    },
-  });
+  const health = createRefsyncApiHealth({ logger, connection, nats });
   const app = createApp({
     logger,
     reader: createRefsyncReadRepository(connection),

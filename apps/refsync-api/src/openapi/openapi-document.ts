@@ -207,11 +207,11 @@ export function openApiDocument(): OpenApiDocument {
   );
   paths['/health'] = publicOperation(
     'health',
-    'Health: 200 when MongoDB answers and NATS is connected, 503 otherwise',
+    'Health: 200 when MongoDB answers (a NATS outage only degrades the service), 503 otherwise',
     'probes',
     {
-      '200': probe('Healthy.'),
-      '503': probe('A dependency is unavailable.'),
+      '200': probe('Healthy (possibly degraded).'),
+      '503': probe('MongoDB is unavailable, or the service is shutting down.'),
     },
   );
   paths['/livez'] = publicOperation('liveness', 'Liveness: the process is up', 'probes', {
@@ -219,11 +219,13 @@ export function openApiDocument(): OpenApiDocument {
   });
   paths['/readyz'] = publicOperation(
     'readiness',
-    'Readiness: MongoDB ping and NATS connection',
+    'Readiness: MongoDB ping; NATS is reported but not required',
     'probes',
     {
-      '200': probe('Ready.'),
-      '503': probe('Not ready (a dependency is down, or the service is shutting down).'),
+      '200': probe(
+        'Ready: status "ok", or "degraded" with `degraded: ["nats"]` while NATS is down (cache invalidation then waits for the periodic version check).',
+      ),
+      '503': probe('Not ready (MongoDB is down, or the service is shutting down).'),
     },
   );
 
