@@ -5,10 +5,9 @@ import {
   syncCompletedEventDataSchema,
 } from '@nhp/refsync-contracts';
 import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
-import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
 import { problemDetailsFormatter } from '@nhp/refsync-http';
+import { AppError } from '@nhp/shared-errors';
 import { createHttpApp, REQUEST_ID_HEADER, requestIdFrom } from '@nhp/shared-http';
-import { AppError, badRequest, notAcceptable, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,
@@ -18,20 +17,20 @@ import {
 } from '@nhp/shared-messaging';
 import type { Express, Request, Response, Router } from 'express';
 import { createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
-import { authenticate } from './auth/connection-auth';
-import { DATASET_ROUTES, routeByPath, type DatasetReader, type DatasetRoute } from './datasets';
-import { ifNoneMatchMatches } from './http/conditional';
+import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from './datasets';
 import { NegotiationMemo } from './http/negotiation';
-import { pathOf, queryParam } from './http/query';
+import { pathOf } from './http/query';
+import { RefsyncApiMetrics, type StatusCounts } from './metrics';
 import { renderDocsPage } from './openapi/docs-page';
 import { openApiDocument } from './openapi/openapi-document';
+import { DatasetRequests, matches } from './requests/dataset-requests';
 import {
   ResponseStore,
   type CachedResponse,
   type ContentEncoding,
   type Selection,
 } from './responses/response-store';
-import { writeCached } from './responses/write-cached';
+import { writeCached, writeNotModified } from './responses/write-cached';
 import { VersionTracker } from './versions/version-tracker';
 
 export interface RefsyncAppDeps {
@@ -61,16 +60,16 @@ export interface RefsyncApp {
   readonly express: Express;
   readonly responses: ResponseStore;
   readonly versions: VersionTracker;
+  /** Prometheus metrics, also served at GET /metrics. */
+  readonly metrics: RefsyncApiMetrics;
   /** Reads the stored version so the first request is served from memory; never rejects. */
   warmUp(): Promise<number | undefined>;
   /** Stops the periodic check and the event subscription. */
   close(): Promise<void>;
 }
 
-const API_KEY_HEADER = 'x-api-key';
 /** Reads of the version and the items before a miss gives up with 503 (two syncs in a row won). */
 const MAX_VERSION_ATTEMPTS = 3;
-const WWW_AUTHENTICATE = 'ApiKey realm="refsync-api", header="X-API-KEY"';
 
 /** The event as refsync-importer publishes it; `source` matters only when building. */
 const syncCompletedEvent = defineEvent({
@@ -79,36 +78,28 @@ const syncCompletedEvent = defineEvent({
   dataSchema: syncCompletedEventDataSchema,
 });
 
-function notModifiedHeaders(etag: string): Record<string, string> {
-  return { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
-}
-
-function notModifiedHeaderList(etag: string, requestId: string): string[] {
-  return [
-    'ETag',
-    etag,
-    'Cache-Control',
-    'no-cache',
-    'Vary',
-    'Accept-Encoding',
-    REQUEST_ID_HEADER,
-    requestId,
-  ];
-}
-
 function isVersionConflict(err: unknown): boolean {
   return err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT;
+}
+
+/** Paths other than the datasets' that get their own label in the request metrics. */
+const LABELLED_PATHS = ['/openapi.json', '/docs', '/metrics', '/health', '/livez', '/readyz'];
+
+/** A dataset route with its request counts, found by path. */
+interface ServedRoute {
+  route: DatasetRoute;
+  counts: StatusCounts;
 }
 
 /**
  * Builds refsync-api. Requests for the dataset paths first meet a fast path that answers from
  * memory (a cached body or a 304) without Express, a database read, serialisation or compression;
- * anything it cannot answer so (a cache miss, an error, a header value not negotiated before)
- * falls through to the Express app, which is the reference behaviour for every request.
+ * anything it cannot answer so (a cache miss, a refusal, a header value not negotiated before)
+ * falls through to the Express route. Both decide with the same resolver (DatasetRequests), so a
+ * request is checked, parsed and matched by one piece of code whichever path answers it.
  */
 export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const { logger } = deps;
-  const keys = createApiKeyVerifier(deps.apiKeys);
   const memo = new NegotiationMemo();
   const responses = new ResponseStore({
     reader: deps.reader,
@@ -126,6 +117,23 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     },
   });
   versions.startPeriodicCheck(deps.versionCheckIntervalMs);
+  const requests = new DatasetRequests({
+    keys: createApiKeyVerifier(deps.apiKeys),
+    responses,
+    versions,
+  });
+  const metrics = new RefsyncApiMetrics({
+    servedVersion: () => versions.current(),
+    storedVersion: () => deps.reader.currentVersion(),
+    cache: () => responses.usage(),
+  });
+  const servedByPath = new Map<string, ServedRoute>(
+    DATASET_ROUTES.map((route) => [route.path, { route, counts: metrics.route(route.path) }]),
+  );
+  const otherCounts = new Map<string, StatusCounts>(
+    LABELLED_PATHS.map((path) => [path, metrics.route(path)]),
+  );
+  const unlabelledCounts = metrics.route('other');
 
   let subscription: Subscription | undefined;
   if (deps.nats) {
@@ -147,95 +155,63 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const docsOpenApi = openApiDocument();
   const openApiBytes = Buffer.from(JSON.stringify(docsOpenApi), 'utf8');
 
-  // The reader rejects with AppErrors only (driver errors are translated in data-access), so
-  // whatever it throws is formatted as it is: anything else is a bug and becomes a 500.
-  const refreshedVersion = () => versions.refresh('request');
-  const obtain = (selection: Selection, version: number, encoding: ContentEncoding) =>
-    responses.obtain(selection, version, encoding);
+  /**
+   * A miss: read the stored version first, so the body is computed at the committed version even
+   * when an event was missed (a newer version drops the stale entries). Storage refuses a version
+   * that two syncs have left behind; then the version is read again. Errors are AppErrors from
+   * storage (503 at once while the database is known to be down) and are formatted as they are.
+   */
+  async function computeMiss(
+    req: Request,
+    selection: Selection,
+    encoding: ContentEncoding,
+  ): Promise<{ etag: string; response: CachedResponse | undefined }> {
+    const ifNoneMatch = req.headers['if-none-match'];
+    for (let attempt = 1; ; attempt++) {
+      const version = await versions.refresh('request');
+      const etag = responses.etag(selection, version, encoding);
+      if (matches(ifNoneMatch, etag)) return { etag, response: undefined };
+      try {
+        return { etag, response: await responses.obtain(selection, version, encoding) };
+      } catch (err) {
+        if (!isVersionConflict(err)) throw err;
+        if (attempt === MAX_VERSION_ATTEMPTS) throw databaseUnavailable(err);
+        req.log.info({ version, attempt }, 'data version moved on while reading; reading again');
+      }
+    }
+  }
 
-  /** The Express route of one dataset path: the reference behaviour, rules 1-7 included. */
+  /** The Express route of one dataset path: what the fast path does not answer. */
   function datasetHandler(route: DatasetRoute) {
     return async (req: Request, res: Response): Promise<void> => {
-      const client = authenticate(req, keys, API_KEY_HEADER);
-      if (client === undefined) {
-        throw unauthorized('UNAUTHORIZED', 'A valid X-API-KEY header is required', undefined, {
-          headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
-        });
-      }
-      req.log = req.log.child({ client });
-
       const negotiated = memo.negotiate(req);
-      if (!negotiated.acceptsJson) {
-        throw notAcceptable(
-          'NOT_ACCEPTABLE',
-          'This resource is only available as application/json',
-        );
-      }
-      if (negotiated.encoding === null) {
-        throw notAcceptable(
-          'NO_ACCEPTABLE_ENCODING',
-          'None of the offered content codings (br, gzip, identity) is acceptable',
-        );
-      }
-      const encoding = negotiated.encoding;
+      const resolved = requests.resolve(
+        req,
+        route,
+        req.originalUrl,
+        negotiated.acceptsJson,
+        negotiated.encoding,
+      );
+      if (resolved.client !== undefined) req.log = req.log.child({ client: resolved.client });
+      if (resolved.error) throw resolved.error;
+      const { selection, encoding } = resolved;
+      if (!selection || !encoding) throw new Error(`unexpected outcome ${resolved.outcome}`);
 
-      const parsed = parseSinceVersion(queryParam(req.originalUrl, route.sinceParam));
-      if (!parsed.ok) {
-        throw badRequest('INVALID_SINCE_VERSION', `${route.sinceParam} ${parsed.reason}`, [
-          { path: `query.${route.sinceParam}`, message: parsed.reason },
-        ]);
-      }
-      const selection: Selection = {
-        dataset: route.dataset,
-        spelling: route.spelling,
-        since: effectiveSince(parsed.value),
-      };
-
-      const ifNoneMatch = req.headers['if-none-match'];
-      const notModified = (etag: string) =>
-        ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag);
-
-      let version = versions.current() ?? (await refreshedVersion());
-      let etag = responses.etag(selection, version, encoding);
-      let response: CachedResponse | undefined;
-      let source: 'cache' | 'computed' | 'not-modified' = 'not-modified';
-      if (!notModified(etag)) {
-        response = responses.peek(etag);
-        source = 'cache';
-        if (!response) {
-          // A miss reads the stored version first: the body is computed at the committed version
-          // even when an event was missed, and a newer version drops the stale entries. Storage
-          // refuses a version that two syncs have left behind; then read the version again.
-          for (let attempt = 1; ; attempt++) {
-            version = await refreshedVersion();
-            etag = responses.etag(selection, version, encoding);
-            if (notModified(etag)) {
-              source = 'not-modified';
-              break;
-            }
-            try {
-              response = await obtain(selection, version, encoding);
-              source = 'computed';
-              break;
-            } catch (err) {
-              if (!isVersionConflict(err)) throw err;
-              if (attempt === MAX_VERSION_ATTEMPTS) throw databaseUnavailable(err);
-              req.log.info(
-                { version, attempt },
-                'data version moved on while reading; reading again',
-              );
-            }
-          }
-        }
+      let etag = resolved.etag;
+      let response = resolved.response;
+      let source: 'cache' | 'computed' | 'not-modified' =
+        resolved.outcome === 'cached' ? 'cache' : 'not-modified';
+      if (resolved.outcome === 'miss') {
+        metrics.cache.misses++;
+        ({ etag, response } = await computeMiss(req, selection, encoding));
+        if (response) source = 'computed';
+      } else if (response) {
+        metrics.cache.hits++;
       }
       // pino-http's request line cannot carry the client name (bound above), so this line does.
       req.log.info({ etag, source }, 'dataset request');
-      if (!response) {
-        res.writeHead(304, notModifiedHeaders(etag));
-        res.end();
-        return;
-      }
-      writeCached(res, response);
+      if (!response) writeNotModified(res, etag as string);
+      else writeCached(res, response);
     };
   }
 
@@ -243,6 +219,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     logger,
     errorFormatter: problemDetailsFormatter,
     health: deps.health,
+    quietPaths: ['/health', '/livez', '/readyz', '/metrics'],
     routes(app) {
       for (const route of DATASET_ROUTES) app.get(route.path, datasetHandler(route));
       // Schemas only, no data: readable without a key (see README, "Authentication").
@@ -252,6 +229,11 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       app.get('/docs', (req, res) => {
         const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
         res.type('html').send(renderDocsPage(docsOpenApi, origin));
+      });
+      // Operational figures, no data: scraped without a key, like the probes (see README).
+      app.get('/metrics', async (_req, res) => {
+        const body = await metrics.registry.metrics();
+        res.set('Content-Type', metrics.registry.contentType).send(body);
       });
     },
   });
@@ -263,53 +245,55 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     debugEnabled = logger.isLevelEnabled('debug');
   });
 
-  /** Answers from memory or returns false; never throws (anything unusual goes to Express). */
+  /** Answers a cached body or a 304 from memory, or returns false; never throws. */
   function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
     const url = req.url ?? '/';
     // Without a query string the URL is the path: one lookup, no scan for '?'.
-    const route = routeByPath.get(url) ?? routeByPath.get(pathOf(url));
-    if (!route) return false;
-    const version = versions.current();
-    if (version === undefined) return false;
+    const served = servedByPath.get(url) ?? servedByPath.get(pathOf(url));
+    if (!served) return false;
     const headers = req.headers;
-    if (memo.acceptsJson(headers.accept) !== true) return false;
-    const encoding = memo.encodingFor(headers['accept-encoding']);
-    if (!encoding) return false;
-    const client = authenticate(req, keys, API_KEY_HEADER);
-    if (client === undefined) return false;
-    let since: number | undefined;
-    if (url.length !== route.path.length) {
-      const parsed = parseSinceVersion(queryParam(url, route.sinceParam));
-      if (!parsed.ok) return false;
-      since = effectiveSince(parsed.value);
-    }
-
-    const selection: Selection = { dataset: route.dataset, spelling: route.spelling, since };
-    const etag = responses.etag(selection, version, encoding);
-    const ifNoneMatch = headers['if-none-match'];
-    const notModified = ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag);
-    const cached = notModified ? undefined : responses.peek(etag);
-    if (!notModified && !cached) return false;
-
-    // All headers in one writeHead call with a flat list: a separate setHeader would send every
-    // header through setHeader's validation again.
+    const resolved = requests.resolve(
+      req,
+      served.route,
+      url,
+      memo.acceptsJson(headers.accept),
+      memo.encodingFor(headers['accept-encoding']),
+    );
+    const response = resolved.response;
+    if (!response && resolved.outcome !== 'not-modified') return false;
     const requestId = requestIdFrom(headers['x-request-id']);
-    if (cached) {
-      writeCached(res, cached, { name: REQUEST_ID_HEADER, value: requestId });
+    if (response) {
+      writeCached(res, response, { name: REQUEST_ID_HEADER, value: requestId });
+      metrics.cache.hits++;
+      served.counts.count(200);
     } else {
-      res.writeHead(304, notModifiedHeaderList(etag, requestId));
-      res.end();
+      writeNotModified(res, resolved.etag as string, { name: REQUEST_ID_HEADER, value: requestId });
+      served.counts.count(304);
     }
     // Debug: at info, one line per cached read would cost more than serving it (see README).
     if (debugEnabled) {
       logger.debug(
-        { reqId: requestId, client, method, path: route.path, statusCode: res.statusCode, etag },
+        {
+          reqId: requestId,
+          client: resolved.client,
+          method,
+          path: served.route.path,
+          statusCode: res.statusCode,
+          etag: resolved.etag,
+        },
         'served from memory',
       );
     }
     return true;
+  }
+
+  /** Counts an Express answer by its route label once it is sent (not on the fast path). */
+  function countWhenFinished(req: IncomingMessage, res: ServerResponse): void {
+    const path = pathOf(req.url ?? '/');
+    const counts = servedByPath.get(path)?.counts ?? otherCounts.get(path) ?? unlabelledCounts;
+    res.once('finish', () => counts.count(res.statusCode));
   }
 
   const app = ((req: IncomingMessage, res: ServerResponse) => {
@@ -319,13 +303,16 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     } catch (err) {
       logger.error({ err }, 'fast path failed; falling back to the Express app');
     }
-    if (!served && !res.headersSent) expressApp(req, res);
+    if (served || res.headersSent) return;
+    countWhenFinished(req, res);
+    expressApp(req, res);
   }) as RefsyncApp;
 
   return Object.assign(app, {
     express: expressApp,
     responses,
     versions,
+    metrics,
     async warmUp() {
       try {
         return await versions.refresh('start');

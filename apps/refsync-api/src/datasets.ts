@@ -38,10 +38,6 @@ export const DATASET_ROUTES: readonly DatasetRoute[] = [
   },
 ];
 
-export const routeByPath: ReadonlyMap<string, DatasetRoute> = new Map(
-  DATASET_ROUTES.map((r) => [r.path, r]),
-);
-
 /** One stored item as the read repository returns it. */
 export interface ListedItem {
   data: unknown;

@@ -60,3 +60,64 @@ describe('ResponseStore.etag', () => {
     expect(s.etag(sel({ since: 1 }), 300, 'br')).toBe('"v300.rg.p.s1.br"');
   });
 });
+
+describe('ResponseStore: the byte bound (lru-cache, maxSize + sizeCalculation)', () => {
+  /** Every selection lists the same 20 items, so every body has the same size. */
+  const reader: DatasetReader = {
+    currentVersion: async () => 5,
+    scanItems: async (_dataset, _options, onItem) => {
+      for (let i = 0; i < 20; i++) {
+        const id = `RG-${String(i).padStart(3, '0')}`;
+        onItem({
+          itemId: id,
+          item: {
+            data: { id, text: 'x'.repeat(50) },
+            version: 1,
+            lastChanged: new Date(0),
+            isDeleted: false,
+          },
+        });
+      }
+      return [];
+    },
+  };
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  const storeOf = (maxBytes: number) => {
+    const s = new ResponseStore({ reader, maxBytes, logger });
+    s.setCurrentVersion(5);
+    return s;
+  };
+
+  it('when bodies exceed the bound, then the least recently used goes and the bytes stay within it', async () => {
+    const size = (await storeOf(1024 * 1024).obtain(sel({ since: 0 }), 5, 'identity')).body.length;
+    const bound = 2 * (size + 512) + 10;
+    const s = storeOf(bound);
+    const a = s.etag(sel({ since: 0 }), 5, 'identity');
+    const b = s.etag(sel({ since: 1 }), 5, 'identity');
+    const c = s.etag(sel({ since: 2 }), 5, 'identity');
+    await s.obtain(sel({ since: 0 }), 5, 'identity');
+    await s.obtain(sel({ since: 1 }), 5, 'identity');
+    expect(s.peek(a)).toBeDefined(); // a is now the most recently used
+    await s.obtain(sel({ since: 2 }), 5, 'identity');
+    expect(s.peek(b)).toBeUndefined();
+    expect(s.peek(a)).toBeDefined();
+    expect(s.peek(c)).toBeDefined();
+    expect(s.usage()).toEqual({ entries: 2, bytes: 2 * (size + 512), maxBytes: bound });
+  });
+
+  it('when one body is larger than the whole bound, then it is served but not kept', async () => {
+    const s = storeOf(600);
+    const response = await s.obtain(sel(), 5, 'identity');
+    expect(response.body.length).toBeGreaterThan(600);
+    expect(s.peek(response.etag)).toBeUndefined();
+    expect(s.usage().entries).toBe(0);
+  });
+
+  it('when the version moves on, then the entries of other versions are dropped', async () => {
+    const s = storeOf(1024 * 1024);
+    await s.obtain(sel(), 5, 'identity');
+    await s.obtain(sel({ since: 0 }), 5, 'identity');
+    expect(s.setCurrentVersion(6)).toBe(2);
+    expect(s.usage()).toMatchObject({ entries: 0, bytes: 0 });
+  });
+});

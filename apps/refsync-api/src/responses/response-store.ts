@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { constants as zlibConstants, createBrotliCompress, createGzip, gunzip } from 'node:zlib';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type { Logger } from '@nhp/shared-logger';
-import { ByteLru } from '../cache/byte-lru';
+import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/single-flight';
 import type { DatasetReader, Spelling } from '../datasets';
 import { joinBody, renderEmptyEnvelope, renderEnvelope, type RenderedBody } from './render';
@@ -83,7 +83,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * served a freshly computed diff that is not cached, so such requests cannot evict the hot entries.
  */
 export class ResponseStore {
-  private readonly lru: ByteLru<CachedResponse>;
+  private readonly lru: LRUCache<string, CachedResponse>;
   private readonly responses = new SingleFlight<CachedResponse>();
   private readonly recentVersions: number;
   private readonly identityMaxBytes: number;
@@ -102,10 +102,14 @@ export class ResponseStore {
   constructor(private readonly options: ResponseStoreOptions) {
     this.recentVersions = options.recentVersions ?? 30;
     this.identityMaxBytes = options.identityMaxBytes ?? 8 * 1024 * 1024;
-    this.lru = new ByteLru<CachedResponse>({
-      maxBytes: options.maxBytes,
-      sizeOf: (r) => r.body.length + ENTRY_OVERHEAD_BYTES,
-      onEvict: (key) => options.logger.debug({ key }, 'response cache entry evicted'),
+    // Bounded by bytes, not entries: a full list is 100k times a diff. A representation larger
+    // than the whole bound is not stored (maxEntrySize defaults to maxSize).
+    this.lru = new LRUCache<string, CachedResponse>({
+      maxSize: options.maxBytes,
+      sizeCalculation: (r) => r.body.length + ENTRY_OVERHEAD_BYTES,
+      dispose: (_value, key, reason) => {
+        if (reason === 'evict') options.logger.debug({ key }, 'response cache entry evicted');
+      },
     });
   }
 
@@ -162,7 +166,7 @@ export class ResponseStore {
         encoding === 'identity'
           ? await this.computeIdentity(selection, version, etag)
           : await this.computeEncoded(selection, version, encoding, etag);
-      const cached = this.admits(selection, version) && this.lru.set(etag, response);
+      const cached = this.admits(selection, version) && this.store(etag, response);
       this.computed++;
       this.options.logger.debug(
         { etag, bytes: response.body.length, cached, ms: Math.round(performance.now() - started) },
@@ -193,7 +197,7 @@ export class ResponseStore {
         ['br', brotli],
       ] as const) {
         const key = this.etag(selection, version, encoding);
-        if (!this.lru.has(key)) this.lru.set(key, buildResponse(key, version, encoding, body));
+        if (!this.lru.has(key)) this.store(key, buildResponse(key, version, encoding, body));
       }
     }
     return buildResponse(etag, version, 'identity', gzipped, raw.length);
@@ -222,7 +226,27 @@ export class ResponseStore {
    */
   setCurrentVersion(version: number): number {
     this.currentVersion = version;
-    return this.lru.deleteWhere((_key, r) => r.version !== version);
+    const stale: string[] = [];
+    for (const [key, response] of this.lru.entries()) {
+      if (response.version !== version) stale.push(key);
+    }
+    for (const key of stale) this.lru.delete(key);
+    return stale.length;
+  }
+
+  /** Stores a representation; false when it is larger than the whole bound (not stored). */
+  private store(etag: string, response: CachedResponse): boolean {
+    this.lru.set(etag, response);
+    return this.lru.has(etag);
+  }
+
+  /** What the cache holds now, cheaply (for metrics). */
+  usage(): { entries: number; bytes: number; maxBytes: number } {
+    return {
+      entries: this.lru.size,
+      bytes: this.lru.calculatedSize,
+      maxBytes: this.options.maxBytes,
+    };
   }
 
   clear(): void {
@@ -240,8 +264,8 @@ export class ResponseStore {
     for (const response of this.lru.values()) versions.add(response.version);
     return {
       entries: this.lru.size,
-      bytes: this.lru.totalBytes,
-      maxBytes: this.lru.maxBytes,
+      bytes: this.lru.calculatedSize,
+      maxBytes: this.options.maxBytes,
       computed: this.computed,
       versions: [...versions].sort((a, b) => a - b),
     };

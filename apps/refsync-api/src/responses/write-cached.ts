@@ -3,6 +3,12 @@ import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { CachedResponse } from './response-store';
 
+/** A request id to send along, for the fast path (which runs before any header is set). */
+export interface RequestIdHeader {
+  name: string;
+  value: string;
+}
+
 /**
  * Writes a cached representation. With `requestId` (the fast path, before any header is set) all
  * headers go into one writeHead call as a flat list; without it (Express, which has already set
@@ -13,7 +19,7 @@ import type { CachedResponse } from './response-store';
 export function writeCached(
   res: ServerResponse,
   response: CachedResponse,
-  requestId?: { name: string; value: string },
+  requestId?: RequestIdHeader,
 ): void {
   if (requestId) res.writeHead(200, [...response.headerList, requestId.name, requestId.value]);
   else res.writeHead(200, response.headers);
@@ -29,4 +35,32 @@ export function writeCached(
   // pipeline destroys the inflater when the client goes away mid-body.
   pipeline(inflate, res, () => undefined);
   inflate.end(response.body);
+}
+
+/**
+ * Writes a 304 for `etag`: the validators and caching headers a 200 would carry, no body. All in
+ * one writeHead call with a flat list: a separate setHeader would send every header through
+ * setHeader's validation again (headers Express has already set are merged in by Node).
+ */
+export function writeNotModified(
+  res: ServerResponse,
+  etag: string,
+  requestId?: RequestIdHeader,
+): void {
+  res.writeHead(
+    304,
+    requestId
+      ? [
+          'ETag',
+          etag,
+          'Cache-Control',
+          'no-cache',
+          'Vary',
+          'Accept-Encoding',
+          requestId.name,
+          requestId.value,
+        ]
+      : ['ETag', etag, 'Cache-Control', 'no-cache', 'Vary', 'Accept-Encoding'],
+  );
+  res.end();
 }
