@@ -70,7 +70,12 @@ describe('privacy-admin import-representation', () => {
   it('when every line is good, then each caller’s list is stored and audited, and a re-run changes nothing', async () => {
     const lines = [
       line(),
-      line({ annenFnr: CHILD, fornavn: 'Emma', representasjonsforholdType: 'foreldre', annenAdresse: true }),
+      line({
+        annenFnr: CHILD,
+        fornavn: 'Emma',
+        representasjonsforholdType: 'foreldre',
+        annenAdresse: true,
+      }),
       line({ fnr: OLA, annenFnr: KARI, fornavn: 'Kari', mellomnavn: 'M' }),
     ];
     const first = await importFile('good.ndjson', lines);
@@ -93,7 +98,9 @@ describe('privacy-admin import-representation', () => {
     const again = await importFile('good.ndjson', lines);
     expect(again.out).toContain('0 caller(s) replaced');
     expect(
-      await connection.collection(AUDIT_COLLECTION).countDocuments({ operation: 'representation.import' }),
+      await connection
+        .collection(AUDIT_COLLECTION)
+        .countDocuments({ operation: 'representation.import' }),
     ).toBe(2);
   });
 
@@ -102,9 +109,9 @@ describe('privacy-admin import-representation', () => {
     await importFile('second.ndjson', [
       line({ fnr: '15868410024', annenFnr: OLA, representasjonsforholdType: 'verge' }),
     ]);
-    expect((await relationshipsOf('15868410024')).map((r) => r.representasjonsforholdType)).toEqual([
-      'verge',
-    ]);
+    expect((await relationshipsOf('15868410024')).map((r) => r.representasjonsforholdType)).toEqual(
+      ['verge'],
+    );
     expect(await relationshipsOf(KARI)).toHaveLength(2);
   });
 
@@ -128,15 +135,23 @@ describe('privacy-admin import-representation', () => {
   });
 
   it('when synthetic numbers are not allowed, then a line with one is bad', async () => {
-    const result = await importFile('synthetic.ndjson', [line({ fnr: '10815010030', annenFnr: CHILD })], {
-      PRIVACY_ALLOW_SYNTHETIC_IDS: 'false',
-    });
+    const result = await importFile(
+      'synthetic.ndjson',
+      [line({ fnr: '10815010030', annenFnr: CHILD })],
+      {
+        PRIVACY_ALLOW_SYNTHETIC_IDS: 'false',
+      },
+    );
     expect(result.code).toBe(1);
     expect(result.err).toContain('line 1: fnr: not a valid national identity number');
   });
 
   it('when the file is missing or no file is named, then a clear refusal', async () => {
-    const io = { out: () => undefined, err: () => undefined, env: { MONGO_URL: infra.get().mongoUri } };
+    const io = {
+      out: () => undefined,
+      err: () => undefined,
+      env: { MONGO_URL: infra.get().mongoUri },
+    };
     expect(await run(['import-representation'], io)).toBe(2);
     expect(await run(['import-representation', 'a', 'b'], io)).toBe(2);
     expect(await run(['import-representation', join(dir, 'missing.ndjson')], io)).toBe(1);
