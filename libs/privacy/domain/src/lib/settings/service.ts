@@ -66,10 +66,15 @@ export function createSettingsService(ports: SettingsServicePorts) {
     event: SettingChangedEventData | undefined,
   ): SettingWriteRecord {
     const record: SettingWriteRecord = {
-      actor: {
-        kind: ctx.actor.isAdmin && !ctx.actor.clientId ? 'admin' : 'client',
-        id: ctx.actor.clientId ?? 'unknown',
-      },
+      // A citizen acting on their own setting (the youth app) is recorded as "citizen": the
+      // identity number is in the record's target, never in the actor.
+      actor:
+        ctx.actor.pid !== undefined
+          ? { kind: 'citizen', id: 'citizen' }
+          : {
+              kind: ctx.actor.isAdmin && !ctx.actor.clientId ? 'admin' : 'client',
+              id: ctx.actor.clientId ?? 'unknown',
+            },
       operation: 'setting.set',
     };
     if (ctx.requestId !== undefined) record.requestId = ctx.requestId;
