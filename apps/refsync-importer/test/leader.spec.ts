@@ -16,7 +16,7 @@ describe('single leader', () => {
   const files = useUpstreamFiles();
   const { contexts } = files;
 
-  async function twoImporters(name: string) {
+  async function twoImporters(name: string, now?: () => Date) {
     const env = {
       REFSYNC_SOURCE_TREATMENT_GROUP: await writeUpstream(
         files.dir,
@@ -27,9 +27,10 @@ describe('single leader', () => {
         rg('R1'),
       ]),
     };
-    const first = await startContext(testConfig(infra.get(), env), { connectToNats: false });
+    const first = await startContext(testConfig(infra.get(), env), { connectToNats: false, now });
     const second = await startContext(testConfig(infra.get(), env, first.config.MONGO_URL), {
       connectToNats: false,
+      now,
     });
     contexts.push(first, second);
     return [first, second] as const;
@@ -52,19 +53,24 @@ describe('single leader', () => {
   });
 
   it('when another instance holds a live lease, then a run skips and says who holds it; once it expires, a run proceeds', async () => {
-    const [a] = await twoImporters('held');
+    // The importer's clock, moved forward instead of waiting for the lease to expire.
+    let aheadMs = 0;
+    const clock = () => new Date(Date.now() + aheadMs);
+    const [a] = await twoImporters('held', clock);
     const leases = createLeaseRepository(a.conn);
-    const now = new Date();
-    expect(await leases.acquire('dead-instance', 400, now)).toMatchObject({ acquired: true });
+    expect(await leases.acquire('dead-instance', 60_000, clock())).toMatchObject({
+      acquired: true,
+    });
 
     const skipped = await a.importer.run({ trigger: 'schedule' });
     expect(skipped).toMatchObject({ outcome: 'skipped', error: { reason: 'lease_held' } });
     expect(skipped.error?.message).toContain('dead-instance');
     expect((await a.runs.get(skipped.runId))?.outcome).toBe('skipped');
 
-    // The holder died (never renews): after its expiry the lease is free.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The holder died (never renews): two minutes on, its lease has expired and is free.
+    aheadMs = 120_000;
     expect(await a.importer.run({ trigger: 'schedule' })).toMatchObject({ outcome: 'committed' });
+    expect(await leases.current()).toMatchObject({ holder: a.instance });
   });
 });
 

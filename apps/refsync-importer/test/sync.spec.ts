@@ -1,3 +1,4 @@
+import { createLogger } from '@nhp/shared-logger';
 import { useTestInfra } from '@nhp/shared-testing';
 import {
   ids,
@@ -142,6 +143,34 @@ describe('importer sync (file sources, real MongoDB wire protocol)', () => {
       expect(history[1].endedAt?.getTime()).toBeGreaterThanOrEqual(history[1].startedAt.getTime());
     },
   );
+
+  it('when a run logs, then every JSON line of it carries the run id exactly once', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      name: 'refsync-importer-test',
+      level: 'info',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const ctx = await startContext(
+      testConfig(infra.get(), {
+        REFSYNC_SOURCE_TREATMENT_GROUP: await writeUpstream(files.dir, 'log-tg.json', [tg('T1')]),
+        REFSYNC_SOURCE_REIMBURSEMENT_GROUP: await writeUpstream(files.dir, 'log-rg.json', [
+          rg('R1'),
+        ]),
+      }),
+      { connectToNats: false, logger },
+    );
+    contexts.push(ctx);
+    const report = await ctx.importer.run({ trigger: 'cli' });
+    expect(report.outcome).toBe('committed');
+
+    const runLines = lines.filter((line) => line.includes(report.runId));
+    const messages = runLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toEqual(
+      expect.arrayContaining(['run started', 'change set computed', 'version committed']),
+    );
+    for (const line of runLines) expect(line.match(/"runId":/g)).toHaveLength(1);
+  });
 
   it('when an upstream item is invalid and another id repeats, then nothing is committed and the run record names both', async () => {
     const { ctx } = await setup(
