@@ -1,0 +1,190 @@
+/**
+ * Every route the app serves, but the public ones, must refuse a request without a valid access
+ * token. The routes are read from the app's router itself (as shared-http's allowedMethods does),
+ * not listed by hand, so a route added tomorrow is covered by this test without anyone touching it.
+ */
+import type { Express } from 'express';
+import request from 'supertest';
+import { createTestIssuer, type MintOptions } from '@nhp/privacy-testing';
+import { PUBLIC_ROUTES } from '../src/app';
+import { usePrivacyHarness } from './support/harness';
+
+const BASE_PATH = '/personvern';
+const PID = '13116900216';
+
+interface RouteEntry {
+  method: string;
+  path: string;
+}
+
+interface RouterLayer {
+  rawPath?: unknown;
+  route?: { path?: unknown; methods?: Record<string, boolean> };
+  handle?: { stack?: unknown };
+}
+
+/**
+ * The (method, path) pairs an Express 5 router serves, mounted routers included. Reads the
+ * `router` package's internals (`stack`, `layer.route`, `layer.rawPath`); a shape it does not know
+ * throws, so a router upgrade cannot make this test quietly check nothing.
+ */
+function listRoutes(stack: unknown, prefix = '', depth = 0): RouteEntry[] {
+  if (!Array.isArray(stack)) throw new Error('listRoutes: a router without a stack array');
+  if (depth > 16) throw new Error('listRoutes: routers nested deeper than 16');
+  const routes: RouteEntry[] = [];
+  for (const layer of stack as RouterLayer[]) {
+    if (layer.route) {
+      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+      for (const path of paths) {
+        if (typeof path !== 'string') {
+          throw new Error(`listRoutes: a route path that is not a string under ${prefix || '/'}`);
+        }
+        for (const [method, enabled] of Object.entries(layer.route.methods ?? {})) {
+          if (!enabled) continue;
+          // app.all serves every method; GET stands for it.
+          routes.push({
+            method: method === '_all' ? 'GET' : method.toUpperCase(),
+            path: prefix + path,
+          });
+        }
+      }
+    } else if (Array.isArray(layer.handle?.stack)) {
+      if (typeof layer.rawPath !== 'string') {
+        throw new Error(`listRoutes: a router mounted on a non-string path under ${prefix || '/'}`);
+      }
+      const mount = layer.rawPath === '/' ? '' : layer.rawPath;
+      routes.push(...listRoutes(layer.handle.stack, prefix + mount, depth + 1));
+    }
+  }
+  return routes;
+}
+
+/** A concrete path for a route pattern (path parameters filled in). */
+const concrete = (path: string) => path.replace(/:(\w+)/g, 'x').replace(/\{\*\w+\}/g, 'x');
+
+const isPublic = (route: RouteEntry) =>
+  PUBLIC_ROUTES.some(
+    (p) =>
+      p.method === route.method &&
+      (route.path.toLowerCase() === p.path.toLowerCase() ||
+        route.path.toLowerCase() === `${BASE_PATH}${p.path}`.toLowerCase()),
+  );
+
+describe('every route but the public ones requires a valid access token', () => {
+  const h = usePrivacyHarness({ options: { basePath: BASE_PATH } });
+  let protectedRoutes: RouteEntry[];
+
+  beforeAll(() => {
+    const app: Express = h.get().app;
+    const all = listRoutes((app as unknown as { router: { stack: unknown } }).router.stack);
+    const seen = new Set<string>();
+    protectedRoutes = all.filter((route) => {
+      const key = `${route.method} ${route.path.toLowerCase()}`;
+      if (seen.has(key) || isPublic(route)) return false;
+      seen.add(key);
+      return true;
+    });
+  });
+
+  async function totalDocuments(): Promise<number> {
+    const db = h.get().connection.db;
+    if (!db) throw new Error('no database');
+    const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+    let total = 0;
+    for (const { name } of collections) total += await db.collection(name).countDocuments();
+    return total;
+  }
+
+  function send(route: RouteEntry, authorization: string | undefined) {
+    const path = concrete(route.path);
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    let req = request(h.get().app)[method](path);
+    if (authorization !== undefined) req = req.set('Authorization', authorization);
+    return method === 'get' || method === 'delete' ? req : req.send({});
+  }
+
+  /** Sends the credentials to every protected route; returns one line per route that let it pass. */
+  async function sweep(
+    authorization: () => Promise<string | undefined>,
+    expectedCategory: 'ClientValidationError' | 'SessionExpired',
+  ): Promise<string[]> {
+    const failures: string[] = [];
+    for (const route of protectedRoutes) {
+      const res = await send(route, await authorization());
+      const ok =
+        res.status === 401 &&
+        res.body?.code === 'EPVK-100401' &&
+        res.body?.errorCategory === expectedCategory &&
+        typeof res.body?.message === 'string' &&
+        typeof res.headers['www-authenticate'] === 'string';
+      if (!ok) {
+        failures.push(`${route.method} ${route.path}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }
+    return failures;
+  }
+
+  /** A token that would pass every route's scope and citizen check, had it been valid. */
+  const strongClaims: MintOptions = { scopes: ['admin'], pid: PID, clientId: 'coverage-client' };
+
+  it('when the routes are read from the router, then the interface operations are among them, at the root and under the base path', () => {
+    const paths = new Set(protectedRoutes.map((r) => `${r.method} ${r.path.toLowerCase()}`));
+    for (const op of ['POST /part/v1', 'PUT /part/v1', 'POST /innstillingdefinisjon/v1']) {
+      const [method, path] = op.split(' ');
+      expect(paths).toContain(`${method} ${path}`);
+      expect(paths).toContain(`${method} ${BASE_PATH}${path}`);
+    }
+    expect(protectedRoutes.some((r) => r.path.toLowerCase() === '/health')).toBe(false);
+  });
+
+  it('when no token comes, then every protected route answers 401 EPVK-100401 and nothing is written', async () => {
+    const before = await totalDocuments();
+    expect(await sweep(async () => undefined, 'ClientValidationError')).toEqual([]);
+    expect(await totalDocuments()).toBe(before);
+  });
+
+  it('when the token is malformed, then every protected route answers 401', async () => {
+    const before = await totalDocuments();
+    expect(await sweep(async () => 'Bearer not.a.jwt', 'ClientValidationError')).toEqual([]);
+    expect(await sweep(async () => 'Basic dXNlcjpwYXNz', 'ClientValidationError')).toEqual([]);
+    expect(await totalDocuments()).toBe(before);
+  });
+
+  it('when the token has expired, then every protected route answers 401 SessionExpired', async () => {
+    const before = await totalDocuments();
+    const iat = Math.floor(Date.now() / 1000) - 3600;
+    const expired = () => h.get().issuer.bearer({ ...strongClaims, iat, expiresInSec: 600 });
+    expect(await sweep(expired, 'SessionExpired')).toEqual([]);
+    expect(await totalDocuments()).toBe(before);
+  });
+
+  it('when the token is signed by another key under the same key id, then every protected route answers 401', async () => {
+    const before = await totalDocuments();
+    const { issuer } = h.get();
+    const impostor = await createTestIssuer({
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      kid: issuer.kid,
+    });
+    expect(await sweep(() => impostor.bearer(strongClaims), 'ClientValidationError')).toEqual([]);
+    expect(await totalDocuments()).toBe(before);
+  });
+
+  it('when the token is for another audience, then every protected route answers 401', async () => {
+    const before = await totalDocuments();
+    const wrongAudience = () =>
+      h.get().issuer.bearer({ ...strongClaims, audience: 'someone-else' });
+    expect(await sweep(wrongAudience, 'ClientValidationError')).toEqual([]);
+    expect(await totalDocuments()).toBe(before);
+  });
+
+  it("when the same claims come in a valid token, then no protected route answers 401 (the refusals above are the token's doing)", async () => {
+    const failures: string[] = [];
+    for (const route of protectedRoutes) {
+      const res = await send(route, await h.get().issuer.bearer(strongClaims));
+      if (res.status === 401)
+        failures.push(`${route.method} ${route.path}: ${JSON.stringify(res.body)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
