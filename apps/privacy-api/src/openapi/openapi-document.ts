@@ -2,10 +2,25 @@ import {
   buildOpenApiDocument,
   createDefinitionRequestSchema,
   emptyObjectSchema,
+  guidSchema,
+  hentInnbyggereAktivePiForDefinisjonV2ResponseSchema,
+  hentInnbyggersOpplastedeBevisV2RequestSchema,
+  hentInnbyggersOpplastedeBevisV2ResponseSchema,
+  hentInnbyggersPiV2RequestSchema,
+  hentInnbyggersPiV2ResponseSchema,
+  hentRepresentasjonsforholdResponseSchema,
+  int32Schema,
   partRequestSchema,
+  settInkluderingRequestSchema,
+  settInkluderingResponseSchema,
+  settInnbyggersPersonvernInnstillingV2RequestSchema,
+  settInnbyggersPersonvernInnstillingV2ResponseSchema,
+  sjekkInnbyggersPiStatusV2RequestSchema,
+  sjekkInnbyggersPiStatusV2ResponseSchema,
   updateDefinitionRequestSchema,
   type OperationSpec,
 } from '@nhp/privacy-contracts';
+import { z } from 'zod';
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
@@ -69,6 +84,160 @@ const coreOperations: OperationSpec[] = [
   },
 ];
 
+const SETTINGS = '/personverninnstillinger';
+
+/** Citizens' settings v2: read scope (write to set) and the party's grant. */
+const settingsOperations: OperationSpec[] = [
+  {
+    method: 'post',
+    path: `${SETTINGS}/settinnbyggerspersonverninnstilling/v2`,
+    operationId: 'settInnbyggersPersonvernInnstillingV2',
+    summary: 'Set a citizen’s privacy setting (with an optional signed proof)',
+    description:
+      'Needs the party’s write grant. The body may be up to 6 MiB (a proof of up to 4 MiB, base64). Answers `ikkeEndret` when nothing changes.',
+    tag: 'settings',
+    access: 'system',
+    scope: 'write',
+    body: settInnbyggersPersonvernInnstillingV2RequestSchema,
+    success: {
+      status: 200,
+      description: 'Stored (or unchanged).',
+      schema: settInnbyggersPersonvernInnstillingV2ResponseSchema,
+    },
+    errors: [...STANDARD_ERRORS, 413],
+  },
+  {
+    method: 'post',
+    path: `${SETTINGS}/sjekkinnbyggerspistatus/v2`,
+    operationId: 'sjekkInnbyggersPiStatusV2',
+    summary: 'A citizen’s current setting of one definition',
+    description: 'Needs the party’s read grant.',
+    tag: 'settings',
+    access: 'system',
+    scope: 'read',
+    body: sjekkInnbyggersPiStatusV2RequestSchema,
+    success: {
+      status: 200,
+      description: 'The setting (aktiv false when the citizen has none).',
+      schema: sjekkInnbyggersPiStatusV2ResponseSchema,
+    },
+    errors: STANDARD_ERRORS,
+  },
+  {
+    method: 'post',
+    path: `${SETTINGS}/hentinnbyggerspiforpart/v2`,
+    operationId: 'hentInnbyggersPiForPartV2',
+    summary: 'A citizen’s settings of every definition of a party the client may read',
+    tag: 'settings',
+    access: 'system',
+    scope: 'read',
+    body: hentInnbyggersPiV2RequestSchema,
+    success: {
+      status: 200,
+      description: 'The settings.',
+      schema: hentInnbyggersPiV2ResponseSchema,
+    },
+    errors: STANDARD_ERRORS,
+  },
+  {
+    method: 'get',
+    path: `${SETTINGS}/hentinnbyggereaktivepifordefinisjon/v2`,
+    operationId: 'hentInnbyggereAktivePiForDefinisjonV2',
+    summary: 'The citizens whose setting of a definition is active, a page at a time',
+    description:
+      'Send pagingReference 0 (or none) first, then the value returned; 0 returned means the last page.',
+    tag: 'settings',
+    access: 'system',
+    scope: 'read',
+    query: [
+      { name: 'definisjonGuid', schema: guidSchema },
+      { name: 'partKode', schema: z.string() },
+      { name: 'pagingReference', schema: int32Schema.min(0) },
+    ],
+    success: {
+      status: 200,
+      description: 'One page.',
+      schema: hentInnbyggereAktivePiForDefinisjonV2ResponseSchema,
+    },
+    errors: STANDARD_ERRORS,
+  },
+  {
+    method: 'post',
+    path: `${SETTINGS}/hentinnbyggersopplastedebevis/v2`,
+    operationId: 'hentInnbyggersOpplastedeBevisV2',
+    summary: 'The proofs a citizen’s setting of a definition was given with',
+    tag: 'settings',
+    access: 'system',
+    scope: 'read',
+    body: hentInnbyggersOpplastedeBevisV2RequestSchema,
+    success: {
+      status: 200,
+      description: 'The proofs by sekvensnummer.',
+      schema: hentInnbyggersOpplastedeBevisV2ResponseSchema,
+    },
+    errors: STANDARD_ERRORS,
+  },
+];
+
+/** Inclusions (two spellings), representation relationships and the youth-app consent. */
+const citizenOperations: OperationSpec[] = [
+  ...(['/v1/settinnbyggersinkludering', '/settinnbyggersinkludering/v1'] as const).map(
+    (path, i): OperationSpec => ({
+      method: 'post',
+      path,
+      operationId: i === 0 ? 'settInnbyggersInkludering' : 'settInnbyggersInkluderingV1',
+      summary: 'Include a citizen (or end an inclusion with aktiv false)',
+      description: 'Needs the party’s write grant. Both spellings of the path behave alike.',
+      tag: 'inclusions',
+      access: 'system',
+      scope: 'write',
+      body: settInkluderingRequestSchema,
+      success: {
+        status: 200,
+        description: 'The inclusion as stored.',
+        schema: settInkluderingResponseSchema,
+      },
+      errors: STANDARD_ERRORS,
+    }),
+  ),
+  {
+    method: 'get',
+    path: '/representasjonsforhold/v1',
+    operationId: 'hentRepresentasjonsforhold',
+    summary: 'Whom the calling citizen represents or is represented by',
+    tag: 'representation',
+    access: 'citizen',
+    success: {
+      status: 200,
+      description: 'The relationships.',
+      schema: hentRepresentasjonsforholdResponseSchema,
+    },
+    errors: [400, 401, 403, 500],
+  },
+  ...(['/v1/ungdomsapp', '/ungdomsapp/v1'] as const).flatMap((path, i): OperationSpec[] => [
+    {
+      method: 'post',
+      path,
+      operationId: i === 0 ? 'opprettUngdomsappSamtykke' : 'opprettUngdomsappSamtykkeV1',
+      summary: 'Create the calling citizen’s youth-app consent (idempotent)',
+      tag: 'youth app',
+      access: 'citizen',
+      success: { status: 200, description: 'Done.', schema: emptyObjectSchema },
+      errors: STANDARD_ERRORS,
+    },
+    {
+      method: 'delete',
+      path,
+      operationId: i === 0 ? 'slettUngdomsappSamtykke' : 'slettUngdomsappSamtykkeV1',
+      summary: 'Withdraw the calling citizen’s youth-app consent (idempotent)',
+      tag: 'youth app',
+      access: 'citizen',
+      success: { status: 200, description: 'Done.', schema: emptyObjectSchema },
+      errors: STANDARD_ERRORS,
+    },
+  ]),
+];
+
 const publicOperations: OperationSpec[] = [
   {
     method: 'get',
@@ -103,7 +272,12 @@ const publicOperations: OperationSpec[] = [
 ];
 
 /** Every area's operations; an area appends its list here. */
-export const OPERATIONS: readonly OperationSpec[] = [...coreOperations, ...publicOperations];
+export const OPERATIONS: readonly OperationSpec[] = [
+  ...settingsOperations,
+  ...citizenOperations,
+  ...coreOperations,
+  ...publicOperations,
+];
 
 let cached: OpenApiDocument | undefined;
 

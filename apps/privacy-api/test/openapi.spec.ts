@@ -1,0 +1,97 @@
+import request from 'supertest';
+import { usePrivacyHarness } from './support/harness';
+
+const h = usePrivacyHarness({ options: { basePath: '/personvern' } });
+
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>;
+  components: {
+    securitySchemes: Record<string, { type: string; scheme: string }>;
+    schemas: Record<string, { type?: string; additionalProperties?: unknown }>;
+  };
+}
+
+/** Every (method, path) the interface lists, plus the description itself. */
+const INTERFACE_OPERATIONS = [
+  'post /v1/settinnbyggersinkludering',
+  'post /settinnbyggersinkludering/v1',
+  'post /innstillingdefinisjon/v1',
+  'patch /innstillingdefinisjon/v1',
+  'post /personverninnstillinger/hentinnbyggerspiforpart/v2',
+  'post /personverninnstillinger/sjekkinnbyggerspistatus/v2',
+  'get /personverninnstillinger/hentinnbyggereaktivepifordefinisjon/v2',
+  'post /personverninnstillinger/hentinnbyggersopplastedebevis/v2',
+  'post /personverninnstillinger/settinnbyggerspersonverninnstilling/v2',
+  'post /part/v1',
+  'put /part/v1',
+  'get /representasjonsforhold/v1',
+  'post /v1/ungdomsapp',
+  'delete /v1/ungdomsapp',
+  'post /ungdomsapp/v1',
+  'delete /ungdomsapp/v1',
+  'get /health',
+];
+
+describe('GET /openapi.json and GET /docs', () => {
+  let doc: Doc;
+  beforeAll(async () => {
+    const res = await request(h.get().app).get('/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body as Doc;
+  });
+
+  it('when asked without a token, then the OpenAPI 3.1 document is served', () => {
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('when read, then it lists every operation of the interface', () => {
+    const listed = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method} ${path}`),
+    );
+    expect(listed).toEqual(expect.arrayContaining(INTERFACE_OPERATIONS));
+  });
+
+  it('when read, then it declares Bearer JWT and DPoP, and only the public routes need neither', () => {
+    expect(doc.components.securitySchemes['Bearer']).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(doc.components.securitySchemes['DPoP']).toMatchObject({ type: 'http', scheme: 'dpop' });
+    const open = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) => Array.isArray(op.security) && op.security.length === 0)
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(open.sort()).toEqual(['get /docs', 'get /health', 'get /openapi.json']);
+  });
+
+  it('when read, then the request bodies of parties and definitions reject unlisted properties', () => {
+    for (const name of [
+      'PartRequest',
+      'CreateDefinitionRequest',
+      'UpdateDefinitionRequest',
+      'Relasjon',
+      'ErrorResponse',
+    ]) {
+      expect(doc.components.schemas[name]).toMatchObject({
+        type: 'object',
+        additionalProperties: false,
+      });
+    }
+  });
+
+  it('when /docs is asked, then a self-contained HTML page names the operations', async () => {
+    const res = await request(h.get().app).get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('/innstillingdefinisjon/v1');
+    expect(res.text).not.toMatch(/<script|https?:\/\/cdn/i);
+  });
+
+  it('when asked under the base path, then the same document is served', async () => {
+    const res = await request(h.get().app).get('/personvern/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(doc);
+  });
+});
