@@ -43,3 +43,9 @@ export {
   type RepresentationRelationship,
 } from './lib/representation/relationships';
 export * from './lib/settings';
+export {
+  createYouthAppConsent,
+  type YouthAppCaller,
+  type YouthAppConsent,
+  type YouthAppConsentPorts,
+} from './lib/youth-app/youth-app-consent';
