@@ -1,4 +1,6 @@
-import { createLeaseRepository } from '@nhp/refsync-data-access';
+import mongoose from 'mongoose';
+import { createLeaseRepository, createRunRepository } from '@nhp/refsync-data-access';
+import { AppError } from '@nhp/shared-errors';
 import { useTestInfra } from '@nhp/shared-testing';
 import {
   readerView,
@@ -93,6 +95,23 @@ describe('lease repository', () => {
       expect(await leases.renew(winner, 10_000)).toBe(false);
     } finally {
       await ctx.close();
+    }
+  });
+
+  it('when the database connection is gone, then the lease and run repositories fail with an AppError, not a driver error', async () => {
+    const ctx = await startContext(testConfig(infra.get(), {}), { connectToNats: false });
+    const conn = await mongoose
+      .createConnection(ctx.config.MONGO_URL, { bufferCommands: false })
+      .asPromise();
+    await ctx.close();
+    await conn.close();
+    for (const attempt of [
+      () => createLeaseRepository(conn).acquire('x', 10_000),
+      () => createRunRepository(conn).recent(),
+    ]) {
+      const err = await attempt().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toMatch(/^DATABASE_(UNAVAILABLE|ERROR)$/);
     }
   });
 });

@@ -8,6 +8,7 @@
  * importer hosts (the default is a minute, renewed every third of it).
  */
 import { Schema, type Connection } from 'mongoose';
+import { translatedMethods } from './translated';
 import { duplicateKeyInfo } from '@nhp/shared-persistence';
 
 export interface Lease {
@@ -55,7 +56,7 @@ export function createLeaseRepository(conn: Connection, name = 'refsync-importer
     conn.models['RefsyncImporterLease'] ??
     conn.model<LeaseDocument>('RefsyncImporterLease', leaseSchema);
 
-  return {
+  const repository = {
     /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */
     async acquire(holder: string, ttlMs: number, now = new Date()): Promise<AcquireResult> {
       const expiresAt = new Date(now.getTime() + ttlMs);
@@ -98,6 +99,9 @@ export function createLeaseRepository(conn: Connection, name = 'refsync-importer
       return doc ? toLease(doc) : null;
     },
   };
+  // Driver errors leave this module as AppErrors (unreachable 503, the rest 500), as elsewhere in
+  // data-access; the lease's expected duplicate key is handled inside acquire() first.
+  return translatedMethods(repository);
 }
 
 export type LeaseRepository = ReturnType<typeof createLeaseRepository>;

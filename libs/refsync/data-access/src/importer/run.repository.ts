@@ -3,6 +3,7 @@
  * (`--history`), including runs that were aborted, skipped, or interrupted by a crash.
  */
 import { Schema, type Connection } from 'mongoose';
+import { translatedMethods } from './translated';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type { ChangeSetCounts } from '@nhp/refsync-domain';
 
@@ -89,7 +90,7 @@ export function createRunRepository(conn: Connection) {
     conn.models['RefsyncImporterRun'] ??
     conn.model<ImportRunDocument>('RefsyncImporterRun', importRunSchema);
 
-  return {
+  const repository = {
     async start(run: ImportRunStart): Promise<void> {
       await Runs.create({
         _id: run.runId,
@@ -162,6 +163,9 @@ export function createRunRepository(conn: Connection) {
       return doc ? toRun(doc) : null;
     },
   };
+  // Driver errors leave this module as AppErrors (unreachable 503, the rest 500), as elsewhere in
+  // data-access; the lease's expected duplicate key is handled inside acquire() first.
+  return translatedMethods(repository);
 }
 
 function capDetails(error: NonNullable<ImportRun['error']>): NonNullable<ImportRun['error']> {
