@@ -1,6 +1,9 @@
 import type { Dataset } from '@nhp/refsync-contracts';
 
-/** The two spellings of refsync-service.md: same behaviour, different names. */
+/**
+ * The two spellings of the interface: same behaviour, different names (see the README's endpoint
+ * table). R1-R7 are the selection rules of libs/refsync/domain/README.md.
+ */
 export type Spelling = 'primary' | 'alternative';
 
 export interface DatasetRoute {
@@ -54,7 +57,7 @@ export interface ScannedListedItem {
 
 /**
  * What the service needs from storage (structurally the read repository of
- * @nhp/refsync-data-access): the committed version, and the items rules 1-3 select at a version,
+ * @nhp/refsync-data-access): the committed version, and the items R1-R3 select at a version,
  * streamed (scanItems: in response order to `onItem`, the few a run under way has replaced as the
  * resolved value), so that a large list is serialised while it is read.
  */

@@ -62,7 +62,7 @@ describe('response cache invalidation', () => {
     expect((await full(app)).body.currentVersion).toBe(next); // the version moved for every key
   });
 
-  it('when a sync changes only the other dataset, then this one reports the new version with no items (rules 6 and 7)', async () => {
+  it('when a sync changes only the other dataset, then this one reports the new version with no items (R6 and R7)', async () => {
     const app = harness.app();
     const before = (await full(app)).body.currentVersion as number;
     const next = await harness.commit(

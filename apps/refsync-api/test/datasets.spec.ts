@@ -112,7 +112,7 @@ describe.each(DATASET_ROUTES.map((r) => [`${r.path} (${r.spelling})`, r] as cons
         ? envelopeSchemas[route.dataset]
         : altEnvelopeSchemas[route.dataset];
 
-    it('when sinceVersion is omitted, then all non-deleted items are listed with isDeleted false (rule 1)', async () => {
+    it('when sinceVersion is omitted, then all non-deleted items are listed with isDeleted false (R1)', async () => {
       const res = await get(route)
         .expect(200)
         .expect('Content-Type', 'application/json; charset=utf-8');
@@ -120,13 +120,13 @@ describe.each(DATASET_ROUTES.map((r) => [`${r.path} (${r.spelling})`, r] as cons
       expect(res.body).toEqual(expectedBody(route, FULL_LIST));
     });
 
-    it('when sinceVersion is N, then items above N are listed, deleted ones included (rule 2)', async () => {
+    it('when sinceVersion is N, then items above N are listed, deleted ones included (R2)', async () => {
       const res = await get(route, `?${param}=2`).expect(200);
       expect(res.body).toEqual(expectedBody(route, SINCE_2));
     });
 
     it.each(['0', '-1', '-9223372036854775808'])(
-      'when sinceVersion is %s, then every item is listed, tombstones with their last data (rule 3)',
+      'when sinceVersion is %s, then every item is listed, tombstones with their last data (R3)',
       async (since) => {
         const res = await get(route, `?${param}=${since}`).expect(200);
         expect(res.body).toEqual(expectedBody(route, SINCE_0));
@@ -134,19 +134,19 @@ describe.each(DATASET_ROUTES.map((r) => [`${r.path} (${r.spelling})`, r] as cons
     );
 
     it.each(['4', '1000', '9223372036854775807'])(
-      'when sinceVersion is %s, above the current version, then items are empty and currentVersion is current (rule 4)',
+      'when sinceVersion is %s, above the current version, then items are empty and currentVersion is current (R4)',
       async (since) => {
         const res = await get(route, `?${param}=${since}`).expect(200);
         expect(res.body).toEqual(expectedBody(route, []));
       },
     );
 
-    it('when several synchronisations happened since N, then all accumulated changes come once each, in their latest state (rule 5)', async () => {
+    it('when several synchronisations happened since N, then all accumulated changes come once each, in their latest state (R5)', async () => {
       const res = await get(route, `?${param}=1`).expect(200);
       expect(res.body).toEqual(expectedBody(route, SINCE_1));
     });
 
-    it('when nothing changed since N, then items are empty and currentVersion is returned (rule 6)', async () => {
+    it('when nothing changed since N, then items are empty and currentVersion is returned (R6)', async () => {
       const res = await get(route, `?${param}=3`).expect(200);
       expect(res.body).toEqual(expectedBody(route, []));
     });
@@ -233,7 +233,7 @@ describe.each(DATASET_ROUTES.map((r) => [`${r.path} (${r.spelling})`, r] as cons
   },
 );
 
-describe('rule 7: one data version for both datasets', () => {
+describe('R7: one data version for both datasets', () => {
   it('when both endpoints are read, then they report the same currentVersion', async () => {
     const a = await request(app)
       .get('/api/v1/treatmentGroup?sinceVersion=3')

@@ -78,11 +78,11 @@ const DATASET_TITLE: Record<Dataset, string> = {
 };
 
 const RULES = [
-  'Without the version parameter: all non-deleted items, each with isDeleted false (rule 1).',
-  'With N: the items whose version is greater than N, deleted items (isDeleted true) included (rule 2).',
-  'With 0 (or any negative long): all items, deleted ones included (rule 3).',
-  'With a value at or above the current version: items empty, currentVersion the current version (rules 4 and 6).',
-  'All changes accumulated since N are returned, however many synchronisations happened (rule 5).',
+  'Without the version parameter: all non-deleted items, each with isDeleted false (R1).',
+  'With N: the items whose version is greater than N, deleted items (isDeleted true) included (R2).',
+  'With 0 (or any negative long): all items, deleted ones included (R3).',
+  'With a value at or above the current version: items empty, currentVersion the current version (R4 and R6).',
+  'All changes accumulated since N are returned, however many synchronisations happened (R5).',
   'Items are ordered by version, then id; identical requests give identical bytes.',
   'Client handling: insert or replace items with isDeleted false by id, remove items with isDeleted true, store currentVersion and send it as the version parameter next time.',
 ];

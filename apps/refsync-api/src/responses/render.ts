@@ -24,7 +24,7 @@ export type ItemScan = (
 const DEFAULT_CHUNK_CHARS = 1024 * 1024;
 
 /**
- * Serialises one envelope in the field order of refsync-service.md while its items are read. Each
+ * Serialises one envelope in the field order of the contracts' envelopes while its items are read. Each
  * entry is stringified on its own, which gives exactly the bytes of JSON.stringify on the whole
  * envelope, so at no point do all items exist as objects or as one string (a 100k-item list is
  * 82 MB of JSON; reading it as one array of documents peaked at 750 MB, this at 290 MB). Called
@@ -53,7 +53,7 @@ export async function renderEnvelope(
   };
 }
 
-/** Rules 4 and 6: nothing above the version asked for, so no query is needed. */
+/** R4 and R6: nothing above the version asked for, so no query is needed. */
 export function renderEmptyEnvelope(
   spelling: Spelling,
   currentVersion: number,

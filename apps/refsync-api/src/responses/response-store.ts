@@ -19,7 +19,7 @@ export type ContentEncoding = (typeof CONTENT_ENCODINGS)[number];
 export interface Selection {
   dataset: Dataset;
   spelling: Spelling;
-  /** undefined: no sinceVersion (rule 1). Otherwise the effective value: negative already 0. */
+  /** undefined: no sinceVersion (R1; rules: libs/refsync/domain/README.md). Otherwise the effective value: negative already 0. */
   since: number | undefined;
 }
 
@@ -77,7 +77,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * key and a 304 can be decided from the request alone.
  *
  * Effective sinceVersion is bounded: every value at or above the current version V selects
- * nothing (rules 4 and 6) and maps to V, negative values are already 0, so per version there are
+ * nothing (R4 and R6) and maps to V, negative values are already 0, so per version there are
  * at most V + 2 distinct selections. Of those, only the ones clients poll with are kept (full
  * list, 0, V, and the last `recentVersions` versions); a client catching up from further back is
  * served a freshly computed diff that is not cached, so such requests cannot evict the hot entries.

@@ -234,7 +234,7 @@ export function tg(id: string, name: string) {
   return { id, name, atcCodes: ['A10'], description: `Behandlingsgruppe ${name}` };
 }
 
-/** A reimbursement group with the code systems of the decisions. */
+/** A reimbursement group with the code systems the contracts name. */
 export function rg(id: string, display: string, varenummer = '526181') {
   return {
     id,

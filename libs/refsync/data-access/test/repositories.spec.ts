@@ -101,7 +101,7 @@ async function threeVersions(): Promise<void> {
   await sync({ treatmentGroup: [upsert('c', 'C again'), remove('a')] });
 }
 
-describe('read repository: rules 1-6', () => {
+describe('read repository: R1-R6', () => {
   it('when nothing was ever committed, then the version is 0 and every listing is empty', async () => {
     expect(await read.currentVersion()).toBe(0);
     expect(await read.listItems('treatmentGroup', { atVersion: 0 })).toEqual([]);

@@ -5,7 +5,7 @@ import { REFSYNC_API_ERROR_STATUS, REFSYNC_API_PROTOCOL } from './errors';
 import { RefsyncMirror } from './mirror';
 
 /**
- * A stand-in for the service behind `fetch`, with just enough of rules 1-4 to drive the mirror
+ * A stand-in for the service behind `fetch`, with just enough of R1-R4 to drive the mirror
  * logic here; the SDK is tested against the real refsync-api in apps/refsync-api/test.
  */
 class FakeService {

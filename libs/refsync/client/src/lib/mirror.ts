@@ -53,7 +53,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * A local copy of the datasets kept current by the client rules of refsync-service.md: the first
+ * A local copy of the datasets kept current by the client rules (libs/refsync/domain/README.md, "Selection rules"): the first
  * sync fetches the full list; every later one sends the stored currentVersion as sinceVersion,
  * inserts or replaces non-deleted items by id and removes deleted ones, then stores the new
  * currentVersion. A repeated request is revalidated with its ETag (If-None-Match → 304).

@@ -41,7 +41,7 @@ export interface RefsyncReadRepository {
   currentVersion(): Promise<number>;
   readState(): Promise<RefsyncState>;
   /**
-   * Items of one dataset exactly as rules 1-3 select them at `atVersion`, ordered by version, then
+   * Items of one dataset exactly as R1-R3 (libs/refsync/domain/README.md) select them at `atVersion`, ordered by version, then
    * id. Without sinceVersion: non-deleted items only. With it: items whose version is above it,
    * tombstones included. Read `currentVersion()` first and pass it here.
    *
@@ -139,7 +139,7 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
         ),
       );
     }
-    // Rule 4, and nothing exists at version 0: no round trip needed.
+    // R4, and nothing exists at version 0: no round trip needed.
     if (atVersion === 0 || (sinceVersion !== undefined && sinceVersion >= atVersion)) {
       return Promise.resolve([]);
     }

@@ -6,7 +6,8 @@ export type SinceVersionResult =
   { ok: true; value: bigint | undefined } | { ok: false; reason: string };
 
 /**
- * Parses a raw `sinceVersion` / `since-version` query value by refsync-decisions.md: a base-10
+ * Parses a raw `sinceVersion` / `since-version` query value by "the version parameter" rule
+ * (README, "Selection rules"): a base-10
  * integer within the signed 64-bit range with an optional leading `-`, nothing else. `raw` is what
  * the HTTP layer's query parser produced: undefined when absent, a string when given once, an array
  * when given twice, an object for bracket syntax. A bigint keeps every long exact.
@@ -28,8 +29,8 @@ export function parseSinceVersion(raw: unknown): SinceVersionResult {
 
 /**
  * The version a parsed sinceVersion selects changes above. A negative long is below every item
- * version, so it behaves as 0 (decisions). Item versions are safe integers, so a long above
- * Number.MAX_SAFE_INTEGER is clamped there: still above every version, still rule 4.
+ * version, so it behaves as 0 (R3). Item versions are safe integers, so a long above
+ * Number.MAX_SAFE_INTEGER is clamped there: still above every version, still R4.
  */
 export function effectiveSince(value: bigint): number;
 export function effectiveSince(value: undefined): undefined;
