@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { start } from './index';
 
-const USAGE = 'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]';
+const USAGE =
+  'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]';
 
 async function main(): Promise<void> {
   let values;
@@ -54,6 +55,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`mongo-server failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(
+    `mongo-server failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
+  );
   process.exit(1);
 });

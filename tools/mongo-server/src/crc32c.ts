@@ -15,6 +15,7 @@ const TABLE = (() => {
 
 export function crc32c(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let crc = 0xffffffff;
-  for (let i = start; i < end; i++) crc = (TABLE[(crc ^ (bytes[i] as number)) & 0xff] as number) ^ (crc >>> 8);
+  for (let i = start; i < end; i++)
+    crc = (TABLE[(crc ^ (bytes[i] as number)) & 0xff] as number) ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -12,16 +12,35 @@ import { MongoServerError } from './errors';
 import type { Store } from './store';
 import { isPlainObject, num, type Doc } from './values';
 
-const COMMANDS: Record<string, CommandHandler> = { ...adminCommands, ...crudCommands, ...ddlCommands };
+const COMMANDS: Record<string, CommandHandler> = {
+  ...adminCommands,
+  ...crudCommands,
+  ...ddlCommands,
+};
 
 /** Accepted on every command: routing, sessions (no transactions), diagnostics, timeouts. */
 const GENERIC = new Set([
-  '$db', 'lsid', '$clusterTime', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors',
-  'comment', 'maxTimeMS', '$client',
+  '$db',
+  'lsid',
+  '$clusterTime',
+  '$readPreference',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+  'comment',
+  'maxTimeMS',
+  '$client',
 ]);
 
 /** Fields that only make sense inside a transaction or a retryable write on a replica set. */
-const TRANSACTION = ['txnNumber', 'startTransaction', 'autocommit', 'stmtId', 'stmtIds', 'coordinator'];
+const TRANSACTION = [
+  'txnNumber',
+  'startTransaction',
+  'autocommit',
+  'stmtId',
+  'stmtIds',
+  'coordinator',
+];
 
 export interface DispatchDeps {
   store: Store;
@@ -43,17 +62,42 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
     if (typeof db !== 'string') {
       throw new MongoServerError('Location40571', 'OP_MSG requests require a $db argument');
     }
-    const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
+    const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name)
+      ? COMMANDS[name]
+      : undefined;
     if (!handler) throw new MongoServerError('CommandNotFound', `no such command: '${name}'`);
-    if (name === 'abortTransaction' || name === 'commitTransaction' || TRANSACTION.some((f) => f in cmd)) {
-      throw new MongoServerError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+    if (
+      name === 'abortTransaction' ||
+      name === 'commitTransaction' ||
+      TRANSACTION.some((f) => f in cmd)
+    ) {
+      throw new MongoServerError(
+        'IllegalOperation',
+        'Transaction numbers are only allowed on a replica set member or mongos',
+      );
     }
     checkFields(name, handler, cmd);
     checkGeneric(handler, cmd);
-    const ctx: CommandContext = { name, db, cmd, store: deps.store, cursors: deps.cursors, server, logger: log };
+    const ctx: CommandContext = {
+      name,
+      db,
+      cmd,
+      store: deps.store,
+      cursors: deps.cursors,
+      server,
+      logger: log,
+    };
     if (log.isLevelEnabled('debug')) {
-      const coll = typeof cmd[name] === 'string' ? cmd[name] : typeof cmd['collection'] === 'string' ? cmd['collection'] : undefined;
-      log.debug({ command: name, db, collection: coll, connectionId: server.connectionId }, 'command');
+      const coll =
+        typeof cmd[name] === 'string'
+          ? cmd[name]
+          : typeof cmd['collection'] === 'string'
+            ? cmd['collection']
+            : undefined;
+      log.debug(
+        { command: name, db, collection: coll, connectionId: server.connectionId },
+        'command',
+      );
       if (log.isLevelEnabled('trace')) log.trace({ command: name, body: cmd }, 'command body');
     }
     const reply = handler.run(ctx);
@@ -64,9 +108,17 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
       err instanceof MongoServerError
         ? err
         : new MongoServerError('InternalError', err instanceof Error ? err.message : String(err));
-    if (!(err instanceof MongoServerError)) log.error({ err, command: name }, 'command failed unexpectedly');
+    if (!(err instanceof MongoServerError))
+      log.error({ err, command: name }, 'command failed unexpectedly');
     log.debug(
-      { command: name, db, code: error.code, codeName: error.codeName, errmsg: error.message, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+      {
+        command: name,
+        db,
+        code: error.code,
+        codeName: error.codeName,
+        errmsg: error.message,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      },
       'command error',
     );
     return error.toReply();
@@ -76,14 +128,23 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
 /** Reads whose result is discarded when they took longer than maxTimeMS, as mongod interrupts them. */
 const INTERRUPTIBLE = new Set(['find', 'aggregate', 'count', 'distinct']);
 
-function enforceMaxTime(deps: DispatchDeps, name: string, cmd: Doc, reply: Doc, started: bigint): void {
+function enforceMaxTime(
+  deps: DispatchDeps,
+  name: string,
+  cmd: Doc,
+  reply: Doc,
+  started: bigint,
+): void {
   const limit = num(cmd['maxTimeMS']);
   if (!limit || !INTERRUPTIBLE.has(name)) return;
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (elapsedMs <= limit) return;
   const cursor = reply['cursor'];
   if (isPlainObject(cursor) && cursor['id'] instanceof Long) deps.cursors.kill(cursor['id']);
-  throw new MongoServerError('MaxTimeMSExpired', `Executor error during ${name} command :: caused by :: operation exceeded time limit`);
+  throw new MongoServerError(
+    'MaxTimeMSExpired',
+    `Executor error during ${name} command :: caused by :: operation exceeded time limit`,
+  );
 }
 
 function checkFields(name: string, handler: CommandHandler, cmd: Doc): void {
@@ -93,7 +154,10 @@ function checkFields(name: string, handler: CommandHandler, cmd: Doc): void {
     if (field === name || GENERIC.has(field) || allowed.has(field)) continue;
     if (field === 'writeConcern' && handler.write) continue;
     if (field === 'readConcern' && handler.read) continue;
-    throw new MongoServerError('Location40415', `BSON field '${name}.${field}' is an unknown field.`);
+    throw new MongoServerError(
+      'Location40415',
+      `BSON field '${name}.${field}' is an unknown field.`,
+    );
   }
 }
 
@@ -111,21 +175,29 @@ function checkGeneric(handler: CommandHandler, cmd: Doc): void {
   }
   const wc = cmd['writeConcern'];
   if (wc !== undefined && handler.write) {
-    if (!isPlainObject(wc)) throw new MongoServerError('TypeMismatch', 'writeConcern must be an object');
+    if (!isPlainObject(wc))
+      throw new MongoServerError('TypeMismatch', 'writeConcern must be an object');
     for (const k of Object.keys(wc)) {
       if (!['w', 'j', 'wtimeout', 'fsync', 'provenance'].includes(k)) {
-        throw new MongoServerError('Location40415', `BSON field 'writeConcern.${k}' is an unknown field.`);
+        throw new MongoServerError(
+          'Location40415',
+          `BSON field 'writeConcern.${k}' is an unknown field.`,
+        );
       }
     }
     const w = wc['w'];
     const wn = num(w);
     if (w !== undefined && w !== 'majority' && wn !== 0 && wn !== 1) {
-      throw new MongoServerError('UnsatisfiableWriteConcern', `cannot satisfy write concern w: ${String(wn ?? w)} on a standalone server`);
+      throw new MongoServerError(
+        'UnsatisfiableWriteConcern',
+        `cannot satisfy write concern w: ${String(wn ?? w)} on a standalone server`,
+      );
     }
   }
   const rc = cmd['readConcern'];
   if (rc !== undefined && handler.read) {
-    if (!isPlainObject(rc)) throw new MongoServerError('TypeMismatch', 'readConcern must be an object');
+    if (!isPlainObject(rc))
+      throw new MongoServerError('TypeMismatch', 'readConcern must be an object');
     for (const k of Object.keys(rc)) {
       if (!['level', 'afterClusterTime', 'provenance'].includes(k)) {
         throw new MongoServerError('InvalidOptions', `Unrecognized option in readConcern: ${k}`);
@@ -133,7 +205,10 @@ function checkGeneric(handler: CommandHandler, cmd: Doc): void {
     }
     const level = rc['level'];
     if (level !== undefined && level !== 'local' && level !== 'available' && level !== 'majority') {
-      throw new MongoServerError('InvalidOptions', `readConcern level '${String(level)}' is not supported by a standalone server`);
+      throw new MongoServerError(
+        'InvalidOptions',
+        `readConcern level '${String(level)}' is not supported by a standalone server`,
+      );
     }
   }
 }

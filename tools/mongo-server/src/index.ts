@@ -31,7 +31,9 @@ const CURSOR_REAP_INTERVAL_MS = 60_000;
 
 export async function start(opts: StartOptions = {}): Promise<RunningMongoServer> {
   const host = opts.host ?? '127.0.0.1';
-  const logger = opts.logger ?? pino({ name: 'mongo-server', level: process.env['MONGO_SERVER_LOG_LEVEL'] ?? 'warn' });
+  const logger =
+    opts.logger ??
+    pino({ name: 'mongo-server', level: process.env['MONGO_SERVER_LOG_LEVEL'] ?? 'warn' });
   const store = new Store();
   if (opts.dataFile) await loadDataFile(opts.dataFile, store, logger);
   const snapshots = opts.dataFile ? new Snapshotter(opts.dataFile, store, logger) : undefined;

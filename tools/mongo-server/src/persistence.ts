@@ -15,11 +15,23 @@ const FORMAT = 'nhp-mongo-server-snapshot';
 const VERSION = 1;
 
 export function encodeSnapshot(store: Store): Buffer {
-  const parts: Uint8Array[] = [serialize({ format: FORMAT, version: VERSION, writtenAt: new Date() })];
+  const parts: Uint8Array[] = [
+    serialize({ format: FORMAT, version: VERSION, writtenAt: new Date() }),
+  ];
   for (const [db, colls] of store.databases) {
     for (const coll of colls.values()) {
-      const indexes = [...coll.indexes.values()].filter((i) => i.name !== '_id_').map((i) => i.spec);
-      parts.push(serialize({ db, collection: coll.name, options: coll.options, indexes, count: coll.records.size }));
+      const indexes = [...coll.indexes.values()]
+        .filter((i) => i.name !== '_id_')
+        .map((i) => i.spec);
+      parts.push(
+        serialize({
+          db,
+          collection: coll.name,
+          options: coll.options,
+          indexes,
+          count: coll.records.size,
+        }),
+      );
       for (const r of coll.records) parts.push(serialize(r.doc));
     }
   }
@@ -40,7 +52,11 @@ export function decodeSnapshot(buf: Buffer, store: Store): void {
   if (header['format'] !== FORMAT) throw new Error('not a mongo-server data file');
   while (at < buf.length) {
     const meta = next();
-    const coll = store.ensureCollection(String(meta['db']), String(meta['collection']), (meta['options'] as Doc) ?? {});
+    const coll = store.ensureCollection(
+      String(meta['db']),
+      String(meta['collection']),
+      (meta['options'] as Doc) ?? {},
+    );
     for (const spec of (meta['indexes'] as IndexSpec[]) ?? []) coll.createIndex(spec);
     const count = Number(meta['count']?.valueOf());
     for (let i = 0; i < count; i++) coll.insert(next());
@@ -61,8 +77,12 @@ export async function loadDataFile(file: string, store: Store, logger: Logger): 
   if (buf.length === 0) return;
   decodeSnapshot(buf, store);
   let docs = 0;
-  for (const colls of store.databases.values()) for (const c of colls.values()) docs += c.records.size;
-  logger.info({ dataFile: file, databases: store.databases.size, documents: docs }, 'data file loaded');
+  for (const colls of store.databases.values())
+    for (const c of colls.values()) docs += c.records.size;
+  logger.info(
+    { dataFile: file, databases: store.databases.size, documents: docs },
+    'data file loaded',
+  );
 }
 
 /** Writes snapshots after changes, debounced, never two at once; `flush()` writes now if dirty. */

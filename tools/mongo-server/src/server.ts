@@ -52,7 +52,12 @@ export class WireServer {
   private accept(socket: net.Socket): void {
     const connectionId = this.nextConnectionId++;
     const log = this.opts.logger.child({ connectionId });
-    const info: ServerInfo = { connectionId, host: this.opts.host, port: this.port, startedAt: this.startedAt };
+    const info: ServerInfo = {
+      connectionId,
+      host: this.opts.host,
+      port: this.port,
+      startedAt: this.startedAt,
+    };
     const reader = new FrameReader();
     this.sockets.add(socket);
     socket.setNoDelay(true);
@@ -64,7 +69,10 @@ export class WireServer {
           if (out && !socket.destroyed) socket.write(out);
         }
       } catch (err) {
-        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'protocol error; closing connection');
+        log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'protocol error; closing connection',
+        );
         socket.destroy();
       }
     });

@@ -58,8 +58,17 @@ export function validateDbName(db: string): void {
 
 export function validateNamespace(db: string, name: string): void {
   validateDbName(db);
-  if (typeof name !== 'string' || name.length === 0 || name.includes('$') || name.includes('\0') || name.startsWith('.')) {
-    throw new MongoServerError('InvalidNamespace', `Invalid namespace specified '${db}.${String(name)}'`);
+  if (
+    typeof name !== 'string' ||
+    name.length === 0 ||
+    name.includes('$') ||
+    name.includes('\0') ||
+    name.startsWith('.')
+  ) {
+    throw new MongoServerError(
+      'InvalidNamespace',
+      `Invalid namespace specified '${db}.${String(name)}'`,
+    );
   }
   if (name.startsWith('system.')) {
     throw new MongoServerError('InvalidNamespace', `Invalid system namespace: ${db}.${name}`);

@@ -13,7 +13,9 @@ export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number
         if (secs === undefined) continue;
         const field = index.fields[0] as string;
         for (const record of [...coll.records]) {
-          const dates = valuesAtPath(record.view, field).filter((v): v is Date => v instanceof Date);
+          const dates = valuesAtPath(record.view, field).filter(
+            (v): v is Date => v instanceof Date,
+          );
           if (dates.length === 0) continue;
           const earliest = Math.min(...dates.map((d) => d.getTime()));
           if (earliest + secs * 1000 <= now) {

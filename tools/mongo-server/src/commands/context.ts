@@ -75,17 +75,28 @@ export function optionalInt(ctx: CommandContext, field: string, min = 0): number
   const v = ctx.cmd[field];
   if (v === undefined || v === null) return undefined;
   const n = num(v);
-  if (n === undefined) throw wrongType(ctx, field, v, "long, int, decimal, double");
+  if (n === undefined) throw wrongType(ctx, field, v, 'long, int, decimal, double');
   if (!Number.isFinite(n) || Math.trunc(n) !== n) {
-    throw new MongoServerError('BadValue', `BSON field '${ctx.name}.${field}' must be an integer, got ${n}`);
+    throw new MongoServerError(
+      'BadValue',
+      `BSON field '${ctx.name}.${field}' must be an integer, got ${n}`,
+    );
   }
   if (n < min) {
-    throw new MongoServerError('BadValue', `BSON field '${field}' value must be >= ${min}, actual value '${n}'`);
+    throw new MongoServerError(
+      'BadValue',
+      `BSON field '${field}' value must be >= ${min}, actual value '${n}'`,
+    );
   }
   return n;
 }
 
-export function wrongType(ctx: CommandContext, field: string, v: unknown, expected: string): MongoServerError {
+export function wrongType(
+  ctx: CommandContext,
+  field: string,
+  v: unknown,
+  expected: string,
+): MongoServerError {
   return new MongoServerError(
     'TypeMismatch',
     `BSON field '${ctx.name}.${field}' is the wrong type '${typeName(v)}', expected type${expected.includes(',') ? 's' : ''} '${expected.includes(',') ? `[${expected}]` : expected}'`,
