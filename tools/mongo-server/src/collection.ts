@@ -1,6 +1,7 @@
 // A collection: its records (insertion order is MongoDB's natural order), its indexes, and the write
 // primitives every command goes through, so that unique indexes are enforced on every write path.
-import { calculateObjectSize, UUID } from 'bson';
+import { UUID } from 'bson';
+import { adoptBytes, storeBytes } from './raw';
 import { MongoServerError } from './errors';
 import { Index, type IndexSpec, type NumericRange, type StoredRecord } from './indexes';
 import { isPlainObject, newObjectId, toViewDoc, type Doc } from './values';
@@ -52,7 +53,9 @@ export class Collection {
     }
     if (id === undefined) throw new MongoServerError('BadValue', "can't use undefined for _id");
     checkFieldNames(out);
-    const size = calculateObjectSize(out);
+    // The BSON bytes are kept beside the stored document (raw.ts): the insert's own when it is
+    // stored as it arrived, else serialised now, so reads never serialise it.
+    const size = out === doc ? adoptBytes(out) : storeBytes(out);
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
         'BadValue',
@@ -70,8 +73,9 @@ export class Collection {
       seq: this.seq++,
       size,
     };
-    for (const index of this.indexes.values()) index.checkUnique(record.view);
-    for (const index of this.indexes.values()) index.add(record);
+    const indexes = [...this.indexes.values()];
+    const keys = indexes.map((index) => index.checkUnique(record.view));
+    indexes.forEach((index, i) => index.add(record, keys[i]));
     this.records.add(record);
     return record;
   }
@@ -83,7 +87,7 @@ export class Collection {
    * read any field).
    */
   replace(record: StoredRecord, doc: Doc, knownView?: Doc, touched?: ReadonlySet<string>): void {
-    const size = calculateObjectSize(doc);
+    const size = storeBytes(doc);
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
         'Location17419',
@@ -95,13 +99,13 @@ export class Collection {
     const affected = touched
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
       : [...this.indexes.values()];
-    for (const index of affected) index.checkUnique(view, record);
+    const keys = affected.map((index) => index.checkUnique(view, record));
     const oldView = record.view;
     for (const index of affected) index.remove(record, oldView);
     record.doc = doc;
     record.view = view;
     record.size = size;
-    for (const index of affected) index.add(record);
+    affected.forEach((index, i) => index.add(record, keys[i]));
   }
 
   remove(record: StoredRecord): void {
@@ -116,9 +120,31 @@ export class Collection {
    * every record.
    */
   candidates(filter: Doc): Iterable<StoredRecord> {
+    const direct = this.indexCandidates(filter);
+    const or = filter['$or'];
+    if (!Array.isArray(or) || or.length === 0 || !or.every(isPlainObject)) {
+      return direct ?? this.records;
+    }
+    // A top-level `$or`: each branch, together with the rest of the filter, may be driven by an
+    // index of its own (as mongod plans each branch separately); their union, in natural order,
+    // is then the candidate set when it is smaller than what the rest of the filter gives alone.
+    const { $or: _branches, ...rest } = filter;
+    const seen = new Set<StoredRecord>();
+    const limit = direct ? sizeOf(direct) : this.records.size;
+    for (const branch of or as Doc[]) {
+      const part = this.indexCandidates({ $and: [rest, branch] });
+      if (!part) return direct ?? this.records;
+      for (const r of part) seen.add(r);
+      if (seen.size >= limit) return direct ?? this.records;
+    }
+    return [...seen].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  }
+
+  /** Index-driven candidates for the filter's conditions outside `$or`; undefined: none apply. */
+  private indexCandidates(filter: Doc): Iterable<StoredRecord> | undefined {
     const eq = equalities(filter);
     const ranges = numericRanges(filter);
-    if (eq.size === 0 && ranges.size === 0) return this.records;
+    if (eq.size === 0 && ranges.size === 0) return undefined;
     let best: Index | undefined;
     let bestScan: { index: Index; prefix: number; range: boolean } | undefined;
     for (const index of this.indexes.values()) {
@@ -143,15 +169,15 @@ export class Collection {
     }
     if (best) {
       const combos = valueCombos(best.fields, eq);
-      if (!combos) return this.records;
+      if (!combos) return undefined;
       const out = new Set<StoredRecord>();
-      for (const values of combos) for (const r of best.lookup(values) ?? []) out.add(r);
+      for (const values of combos) for (const r of best.lookup(values)) out.add(r);
       return out;
     }
-    if (!bestScan) return this.records;
+    if (!bestScan) return undefined;
     const { index, prefix, range } = bestScan;
     const combos = valueCombos(index.fields.slice(0, prefix), eq);
-    if (!combos) return this.records;
+    if (!combos) return undefined;
     return index.scan(combos, range ? ranges.get(index.fields[prefix] as string) : undefined);
   }
 
@@ -192,6 +218,10 @@ export class Collection {
     this.indexes.set(spec.name, index);
     return true;
   }
+}
+
+function sizeOf(c: Iterable<StoredRecord>): number {
+  return c instanceof Set ? c.size : Array.isArray(c) ? c.length : Number.POSITIVE_INFINITY;
 }
 
 function sameKeyPattern(a: Doc, b: Doc): boolean {

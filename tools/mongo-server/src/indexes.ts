@@ -23,7 +23,35 @@ interface TreeNode {
 interface TreeChild {
   value: unknown;
   node?: TreeNode;
-  records?: Set<StoredRecord>;
+  records?: Holders;
+}
+
+/**
+ * The records holding one key: the record itself while there is one (most keys of most indexes:
+ * no Set to allocate per document), a Set once there are several.
+ */
+type Holders = StoredRecord | Set<StoredRecord>;
+
+function withHolder(h: Holders | undefined, r: StoredRecord): Holders {
+  if (h === undefined || h === r) return r;
+  if (h instanceof Set) return h.add(r);
+  return new Set([h, r]);
+}
+
+/** The holders left after removing `r`; undefined when none is left. */
+function withoutHolder(h: Holders | undefined, r: StoredRecord): Holders | undefined {
+  if (h === undefined || h === r) return undefined;
+  if (!(h instanceof Set)) return h;
+  h.delete(r);
+  if (h.size === 0) return undefined;
+  if (h.size === 1) return h.values().next().value as StoredRecord;
+  return h;
+}
+
+/** The records of a holder entry. */
+export function holders(h: Holders | undefined): Iterable<StoredRecord> {
+  if (h === undefined) return [];
+  return h instanceof Set ? h : [h];
 }
 
 /** Numeric bounds on one field (view numbers); either side may be open. */
@@ -44,27 +72,32 @@ export interface IndexSpec {
   expireAfterSeconds?: number;
 }
 
-interface KeyEntry {
+export interface KeyEntry {
   key: string;
   values: unknown[];
+  /** keyOf of each value, field by field (the tree's keys). */
+  parts: string[];
 }
 
 export class Index {
   readonly fields: string[];
   /** The top-level field each key field lies in. */
   private readonly topFields: string[];
-  readonly entries = new Map<string, Set<StoredRecord>>();
+  readonly entries = new Map<string, Holders>();
   /** The same keys as a tree, field by field, for prefix and range scans. */
   private readonly tree: TreeNode = { children: new Map() };
   /** Whether some record ever contributed several keys (arrays); never reset, so conservative. */
   private multikey = false;
   private readonly partial?: Matcher;
+  /** Whether every key field is a top-level field (keysOf's fast path). */
+  private readonly plainFields: boolean;
 
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
+    this.plainFields = this.fields.every((f) => !f.includes('.') && f !== '__proto__');
     this.topFields = this.fields.map((f) => f.split('.')[0] as string);
     if (spec.partialFilterExpression)
       this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
@@ -101,6 +134,22 @@ export class Index {
   /** The keys a record contributes, or none when a sparse or partial index leaves it out. */
   keysOf(view: Doc): KeyEntry[] {
     if (this.partial && !this.partial(view)) return [];
+    if (this.plainFields && !this.spec.sparse) {
+      // Top-level fields holding no array (the common case): exactly one key.
+      const values = new Array<unknown>(this.fields.length);
+      const parts = new Array<string>(this.fields.length);
+      let plain = true;
+      for (let i = 0; i < this.fields.length; i++) {
+        const v = view[this.fields[i] as string];
+        if (Array.isArray(v)) {
+          plain = false;
+          break;
+        }
+        values[i] = v === undefined ? null : v;
+        parts[i] = keyOf(values[i]);
+      }
+      if (plain) return [{ key: parts.join('\u0000'), values, parts }];
+    }
     const perField = this.fields.map((f) => valuesAtPath(view, f));
     if (this.spec.sparse && perField.every((vals) => vals.every((v) => v === undefined))) return [];
     const multi = perField.filter((vals) => vals.length > 1);
@@ -118,8 +167,9 @@ export class Index {
       combos.splice(0, combos.length, ...next);
     }
     for (const values of combos) {
-      const key = values.map(keyOf).join('\u0000');
-      if (!out.has(key)) out.set(key, { key, values });
+      const parts = values.map(keyOf);
+      const key = parts.join('\u0000');
+      if (!out.has(key)) out.set(key, { key, values, parts });
     }
     return [...out.values()];
   }
@@ -128,13 +178,14 @@ export class Index {
    * Throws if `view` cannot be indexed: E11000 when it would duplicate a key another record holds, or
    * CannotIndexParallelArrays. Called for every index before a write changes anything.
    */
-  checkUnique(view: Doc, self?: StoredRecord): void {
-    const keys = this.keysOf(view);
-    if (!this.unique) return;
+  checkUnique(view: Doc, self?: StoredRecord, keys = this.keysOf(view)): KeyEntry[] {
+    if (!this.unique) return keys;
     for (const { key, values } of keys) {
-      const holders = this.entries.get(key);
-      if (holders && [...holders].some((r) => r !== self)) throw this.duplicateError(values);
+      for (const r of holders(this.entries.get(key))) {
+        if (r !== self) throw this.duplicateError(values);
+      }
     }
+    return keys;
   }
 
   duplicateError(values: unknown[]): MongoServerError {
@@ -148,19 +199,17 @@ export class Index {
     );
   }
 
-  add(record: StoredRecord): void {
-    const keys = this.keysOf(record.view);
+  /** Indexes a record; `keys` when checkUnique already computed them for its current view. */
+  add(record: StoredRecord, keys = this.keysOf(record.view)): void {
     if (keys.length > 1) this.multikey = true;
-    for (const { key, values } of keys) {
-      let set = this.entries.get(key);
-      if (!set) this.entries.set(key, (set = new Set()));
-      set.add(record);
+    for (const { key, values, parts } of keys) {
+      this.entries.set(key, withHolder(this.entries.get(key), record));
       let node = this.tree;
       for (let i = 0; i < values.length; i++) {
-        const k = keyOf(values[i]);
+        const k = parts[i] as string;
         let child = node.children.get(k);
         if (!child) node.children.set(k, (child = { value: values[i] }));
-        if (i === values.length - 1) (child.records ??= new Set()).add(record);
+        if (i === values.length - 1) child.records = withHolder(child.records, record);
         else node = child.node ??= { children: new Map() };
       }
     }
@@ -168,10 +217,9 @@ export class Index {
 
   remove(record: StoredRecord, view = record.view): void {
     for (const { key, values } of this.keysOf(view)) {
-      const set = this.entries.get(key);
-      if (!set) continue;
-      set.delete(record);
-      if (set.size === 0) this.entries.delete(key);
+      const left = withoutHolder(this.entries.get(key), record);
+      if (left === undefined) this.entries.delete(key);
+      else this.entries.set(key, left);
       removeFromTree(this.tree, values, 0, record);
     }
   }
@@ -187,7 +235,7 @@ export class Index {
     if (range && this.multikey && range.lo !== undefined && range.hi !== undefined) {
       bounds = { lo: range.lo, loInclusive: range.loInclusive };
     }
-    const leaves: Set<StoredRecord>[] = [];
+    const leaves: Holders[] = [];
     const collect = (child: TreeChild): void => {
       if (child.records) leaves.push(child.records);
       if (child.node) for (const c of child.node.children.values()) collect(c);
@@ -211,13 +259,16 @@ export class Index {
       }
     }
     const seen = new Set<StoredRecord>();
-    for (const leaf of leaves) for (const r of leaf) seen.add(r);
+    for (const leaf of leaves) {
+      if (leaf instanceof Set) for (const r of leaf) seen.add(r);
+      else seen.add(leaf);
+    }
     // Natural order, as a collection scan would give (cheap: leaves are mostly in that order).
     return [...seen].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   }
 
-  lookup(values: unknown[]): Set<StoredRecord> | undefined {
-    return this.entries.get(values.map(keyOf).join('\u0000'));
+  lookup(values: unknown[]): Iterable<StoredRecord> {
+    return holders(this.entries.get(values.map(keyOf).join('\u0000')));
   }
 }
 
@@ -225,12 +276,12 @@ function removeFromTree(node: TreeNode, values: unknown[], i: number, record: St
   const k = keyOf(values[i]);
   const child = node.children.get(k);
   if (!child) return;
-  if (i === values.length - 1) child.records?.delete(record);
+  if (i === values.length - 1) child.records = withoutHolder(child.records, record);
   else if (child.node) {
     removeFromTree(child.node, values, i + 1, record);
     if (child.node.children.size === 0) child.node = undefined;
   }
-  if (!child.records?.size && !child.node) node.children.delete(k);
+  if (!child.records && !child.node) node.children.delete(k);
 }
 
 /**

@@ -6,6 +6,7 @@ import { emptySource, type DocSource } from './cursors';
 import { compileFilter, project, select } from './engine';
 import { MongoServerError } from './errors';
 import { compileFastProjection, FALLBACK } from './projection';
+import { compileRawProjection, RawBson, rawOf } from './raw';
 import { followKeyOrder, isPlainObject, retype, toView, type Doc } from './values';
 
 export interface ReadSpec {
@@ -110,6 +111,18 @@ export function findSource(
   const match = compileFilter(filterView, spec.variables);
   const projector = compileProjection(projection, spec.variables);
   if (!coll) return emptySource;
+  // Plain top-level projections are made on the stored bytes (raw.ts); documents without a
+  // projection are sent as their stored bytes by the reply encoder.
+  const onBytes = compileRawProjection(projection && (toView(projection) as Doc));
+  const emit = (r: StoredRecord, source: DocSource): Doc => {
+    if (onBytes) {
+      const bytes = onBytes(rawOf(r.doc));
+      source.bound = bytes.length;
+      return new RawBson(bytes) as unknown as Doc;
+    }
+    source.bound = projector.subset ? r.size : undefined;
+    return projector(r);
+  };
   if (spec.sort && Object.keys(spec.sort).length) {
     // Snapshot of the records' current (immutable) documents, as below.
     const records = findRecords(coll, filter, spec).map((r) => ({
@@ -121,8 +134,7 @@ export function findSource(
     const sorted: DocSource = () => {
       const r = records[i++];
       if (!r) return undefined;
-      sorted.bound = projector.subset ? r.size : undefined;
-      return projector(r);
+      return emit(r, sorted);
     };
     return sorted;
   }
@@ -142,8 +154,7 @@ export function findSource(
         continue;
       }
       left--;
-      source.bound = projector.subset ? r.size : undefined;
-      return projector(r);
+      return emit(r, source);
     }
     return undefined;
   };

@@ -2,6 +2,7 @@
 // https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/
 import { deserialize, serialize, type DeserializeOptions } from 'bson';
 import { crc32c } from './crc32c';
+import { encodeDocument, rememberBytes } from './raw';
 import type { Doc } from './values';
 
 export const OP_REPLY = 1;
@@ -50,7 +51,9 @@ export class FrameReader {
       const head = this.peek(4);
       const length = head.readInt32LE(0);
       if (length < 16 || length > MAX_MESSAGE_SIZE_BYTES) {
-        throw new ProtocolError(`recv(): message msgLen ${length} is invalid. Min 16 Max: ${MAX_MESSAGE_SIZE_BYTES}`);
+        throw new ProtocolError(
+          `recv(): message msgLen ${length} is invalid. Min 16 Max: ${MAX_MESSAGE_SIZE_BYTES}`,
+        );
       }
       if (this.buffered < length) break;
       const all = Buffer.concat(this.chunks, this.buffered);
@@ -122,11 +125,15 @@ export function parseFrame(frame: Buffer): Request {
         const sectionEnd = at + size;
         if (sectionEnd > end) throw new ProtocolError('invalid document sequence size');
         const [identifier, docsAt] = readCString(frame, at + 4);
-        if (sequences.has(identifier)) throw new ProtocolError(`Duplicate document sequence: ${identifier}`);
+        if (sequences.has(identifier))
+          throw new ProtocolError(`Duplicate document sequence: ${identifier}`);
         const docs: Doc[] = [];
         let p = docsAt;
         while (p < sectionEnd) {
           const [doc, next] = readDoc(frame, p, sectionEnd);
+          // Documents of a sequence (insert's `documents`) keep their bytes: stored as they came,
+          // they are sent back as these bytes (raw.ts). A copy, so the frame itself is not held.
+          rememberBytes(doc, Buffer.from(frame.subarray(p, next)));
           docs.push(doc);
           p = next;
         }
@@ -163,7 +170,7 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
 }
 
 export function encodeMsg(responseTo: number, doc: Doc): Buffer {
-  const body = serialize(doc);
+  const body = encodeDocument(doc);
   const flags = Buffer.alloc(5); // flagBits (0) + section kind 0
   return Buffer.concat([header(16 + 5 + body.length, responseTo, OP_MSG), flags, body]);
 }

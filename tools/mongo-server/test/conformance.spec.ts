@@ -14,7 +14,8 @@ import { cursorId, serverError, startWithDriver, stopHarness, type DriverHarness
 
 describe('conformance with the MongoDB 8.0 manual', () => {
   let h: DriverHarness;
-  let c: Collection<Document>;
+  // _id of any type (the tests use numbers and strings, as MongoDB allows).
+  let c: Collection<Document & { _id?: number | string | Document }>;
   beforeEach(async () => {
     h = await startWithDriver();
     c = h.db.collection('c');
@@ -117,7 +118,7 @@ describe('conformance with the MongoDB 8.0 manual', () => {
         {
           $set: { 'o.y': 2 },
           $inc: { n: 2 },
-          $push: { tags: 'b' },
+          $push: { tags: 'b' } as Document,
           $rename: { old: 'renamed' },
           $unset: { gone: '' },
         },
@@ -392,7 +393,9 @@ describe('conformance with the MongoDB 8.0 manual', () => {
         { _id: 2, g: 'x', v: 2, arr: [] },
         { _id: 3, g: 'y', v: 5 },
       ]);
-      await h.db.collection('other').insertMany([{ _id: 'x', label: 'ex' }]);
+      await h.db
+        .collection<{ _id: string; label: string }>('other')
+        .insertMany([{ _id: 'x', label: 'ex' }]);
     });
 
     it('when $group sums by key and $sort orders the groups, then one document per key comes back ($group, $sort)', async () => {

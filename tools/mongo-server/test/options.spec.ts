@@ -702,9 +702,11 @@ describe('options of MongoDB 8.0 commands: honoured or refused by name, never ig
   let h: DriverHarness;
   beforeEach(async () => {
     h = await startWithDriver();
-    const c = h.db.collection('c');
+    const c = h.db.collection<Document>('c');
     await c.insertMany(
-      [1, 2, 3, 4, 5].map((i) => (i === 5 ? { _id: i, a: i, arr: [1, 2, 3] } : { _id: i, a: i })),
+      [1, 2, 3, 4, 5].map((i): Document =>
+        i === 5 ? { _id: i, a: i, arr: [1, 2, 3] } : { _id: i, a: i },
+      ),
     );
     await c.createIndex({ a: 1 });
   });

@@ -84,6 +84,25 @@ describe('query planner and fast paths', () => {
       { v: { $gt: 3 } },
       { v: { $lte: 3 } },
       { ds: { $in: [1, 'b'] }, v: { $gte: 3, $lt: 9 } },
+      // $or: each branch with the rest of the filter may use its own index (refsync's full list).
+      {
+        ds: 'b',
+        $or: [
+          { ds: 'b', v: { $lte: 8 } },
+          { ds: 'b', v: { $gt: 8 }, prev: { $ne: null } },
+        ],
+      },
+      { $or: [{ ds: 'a', v: { $gt: 3 } }, { v: { $lte: 2 } }] },
+      { $or: [{ ds: 'a', v: { $gt: 3 } }, { ds: 'b' }, { ds: 1 }] },
+      { $or: [{ ds: 'a' }, { prev: null }] }, // a branch without an index: a scan
+      { ds: 'a', $or: [{ ds: 'b' }, { v: 1 }] }, // a branch contradicting the rest
+      { $or: [{ v: { $gt: 8, $lt: 2 } }, { ds: 'c' }] },
+      {
+        $or: [
+          { ds: 'a', v: 5 },
+          { ds: 'a', v: 5 },
+        ],
+      }, // overlapping branches: each document once
     ];
     for (const filter of filters) {
       const expected = (await plain.find(filter).toArray()).sort(byId);

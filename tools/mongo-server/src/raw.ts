@@ -1,0 +1,240 @@
+// Stored documents as BSON bytes, so that reads send bytes instead of serialising documents again.
+// A stored document object is immutable (see values.ts), so its bytes can be remembered beside it
+// (a WeakMap keyed by the object: they go when it goes). They come from the insert's own wire
+// message when the document is stored as it arrived, else from serialising it once.
+//
+// Cursor replies are assembled here around those bytes, and plain top-level projections
+// (`{_id: 0, a: 1, b: 1}`, `{data: 0}`) are applied to the bytes by copying whole elements. Written
+// by hand because the `bson` package has no API to embed already-encoded documents or to copy
+// elements; what it does here is only framing (element headers and lengths), never value encoding.
+import { calculateObjectSize, serialize } from 'bson';
+import { isPlainObject, type Doc } from './values';
+
+const bytesOf = new WeakMap<object, Uint8Array>();
+
+/** A document that is already BSON (a projection made on bytes); only cursor batches carry it. */
+export class RawBson {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+/** Remembers the wire bytes of a document decoded from them (see wire.ts). */
+export function rememberBytes(doc: Doc, bytes: Uint8Array): void {
+  bytesOf.set(doc, bytes);
+}
+
+/**
+ * Keeps the wire bytes of a document that is stored as it was decoded, when they encode exactly it
+ * (a document with repeated field names decodes to fewer fields: then it is serialised instead).
+ * Returns the BSON size.
+ */
+export function adoptBytes(doc: Doc): number {
+  const known = bytesOf.get(doc);
+  const size = calculateObjectSize(doc);
+  if (known && known.length !== size) bytesOf.delete(doc);
+  return size;
+}
+
+/** The BSON bytes of a stored document, serialised once and remembered. */
+export function rawOf(doc: Doc): Uint8Array {
+  let bytes = bytesOf.get(doc);
+  if (!bytes) {
+    bytes = serialize(doc);
+    bytesOf.set(doc, bytes);
+  }
+  return bytes;
+}
+
+/** Serialises a stored document now and remembers the bytes; returns its size. */
+export function storeBytes(doc: Doc): number {
+  return rawOf(doc).length;
+}
+
+/**
+ * A projector on bytes for projections that name only top-level fields (no dots, no `$`) with
+ * 1/true or 0/false, `_id` included or not; undefined for anything else (the caller then projects
+ * the document). The result keeps the stored field order, as MongoDB's does.
+ */
+export function compileRawProjection(
+  projection: Doc | undefined,
+): ((bytes: Uint8Array) => Uint8Array) | undefined {
+  if (!projection || Object.keys(projection).length === 0) return undefined;
+  const names = new Set<string>();
+  let mode: 'include' | 'exclude' | undefined;
+  let keepId = true;
+  for (const [k, v] of Object.entries(projection)) {
+    let include: boolean;
+    if (v === 1 || v === true) include = true;
+    else if (v === 0 || v === false) include = false;
+    else return undefined;
+    if (k === '' || k.includes('.') || k.startsWith('$')) return undefined;
+    if (k === '_id') {
+      keepId = include;
+      continue;
+    }
+    const m = include ? 'include' : 'exclude';
+    if (mode && mode !== m) return undefined;
+    mode = m;
+    names.add(k);
+  }
+  // `{_id: 1}` alone includes only `_id`; `{_id: 0}` alone excludes it.
+  const inclusive = mode === 'include' || (mode === undefined && keepId);
+  const wanted = (name: string): boolean =>
+    name === '_id' ? keepId : inclusive ? names.has(name) : !names.has(name);
+  return (bytes) => projectBytes(bytes, wanted);
+}
+
+function projectBytes(src: Uint8Array, wanted: (name: string) => boolean): Uint8Array {
+  const buf = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+  const end = buf.readInt32LE(0) - 1;
+  const keep: number[] = [];
+  let total = 5;
+  let at = 4;
+  while (at < end) {
+    const start = at;
+    const type = buf[at] as number;
+    const nameEnd = buf.indexOf(0, at + 1);
+    const name = buf.toString('utf8', at + 1, nameEnd);
+    const next = elementEnd(buf, type, nameEnd + 1);
+    if (wanted(name)) {
+      keep.push(start, next);
+      total += next - start;
+    }
+    at = next;
+  }
+  const out = Buffer.allocUnsafe(total);
+  out.writeInt32LE(total, 0);
+  let w = 4;
+  for (let i = 0; i < keep.length; i += 2) w += buf.copy(out, w, keep[i], keep[i + 1]);
+  out[w] = 0;
+  return out;
+}
+
+/** Where a BSON element whose value starts at `v` ends (BSON spec, element types 0x01-0x13, min/max key). */
+function elementEnd(buf: Buffer, type: number, v: number): number {
+  switch (type) {
+    case 0x01: // double
+    case 0x09: // UTC datetime
+    case 0x11: // timestamp
+    case 0x12: // int64
+      return v + 8;
+    case 0x02: // string
+    case 0x0d: // JavaScript code
+    case 0x0e: // symbol
+      return v + 4 + buf.readInt32LE(v);
+    case 0x03: // document
+    case 0x04: // array
+    case 0x0f: // code with scope
+      return v + buf.readInt32LE(v);
+    case 0x05: // binary
+      return v + 5 + buf.readInt32LE(v);
+    case 0x06: // undefined
+    case 0x0a: // null
+    case 0x7f: // max key
+    case 0xff: // min key
+      return v;
+    case 0x07: // ObjectId
+      return v + 12;
+    case 0x08: // boolean
+      return v + 1;
+    case 0x0b: // regex: two cstrings
+      return buf.indexOf(0, buf.indexOf(0, v) + 1) + 1;
+    case 0x0c: // DBPointer
+      return v + 4 + buf.readInt32LE(v) + 12;
+    case 0x10: // int32
+      return v + 4;
+    case 0x13: // decimal128
+      return v + 16;
+    default:
+      throw new Error(`unknown BSON element type ${type}`);
+  }
+}
+
+/** The bytes a batch entry contributes: a RawBson's own, a stored document's remembered ones. */
+function entryBytes(doc: unknown): Uint8Array {
+  if (doc instanceof RawBson) return doc.bytes;
+  return rawOf(doc as Doc);
+}
+
+const ZERO = Buffer.from([0]);
+
+/** One element `name: <embedded document or array bytes>` (`kind` 0x03 or 0x04). */
+function elementHeader(kind: number, name: string): Buffer {
+  const h = Buffer.allocUnsafe(name.length + 2);
+  h[0] = kind;
+  h.write(name, 1, 'latin1');
+  h[name.length + 1] = 0;
+  return h;
+}
+
+/** The elements of a serialised single-field document, without its length and terminator. */
+function elementsOf(doc: Doc): Buffer {
+  const b = serialize(doc);
+  return Buffer.from(b.buffer, b.byteOffset + 4, b.byteLength - 5);
+}
+
+/**
+ * Encodes a reply. A cursor reply (`{cursor: {firstBatch|nextBatch: [...], ...}, ...}`) is assembled
+ * from the batch documents' bytes; everything else is serialised as usual.
+ */
+export function encodeDocument(reply: Doc): Uint8Array {
+  const cursor = reply['cursor'];
+  if (!isPlainObject(cursor)) return serialize(reply);
+  const batchKey = Array.isArray(cursor['firstBatch'])
+    ? 'firstBatch'
+    : Array.isArray(cursor['nextBatch'])
+      ? 'nextBatch'
+      : undefined;
+  if (!batchKey) return serialize(reply);
+  const batch = cursor[batchKey] as unknown[];
+  const parts: Uint8Array[] = [];
+  let arrayLen = 5;
+  for (let i = 0; i < batch.length; i++) {
+    const bytes = entryBytes(batch[i]);
+    const head = elementHeader(0x03, String(i));
+    parts.push(head, bytes);
+    arrayLen += head.length + bytes.length;
+  }
+  const cursorParts: Uint8Array[] = [];
+  let cursorLen = 5;
+  for (const [k, v] of Object.entries(cursor)) {
+    if (k === batchKey) {
+      const head = elementHeader(0x04, k);
+      const len = Buffer.allocUnsafe(4);
+      len.writeInt32LE(arrayLen, 0);
+      cursorParts.push(head, len);
+      for (const part of parts) cursorParts.push(part);
+      cursorParts.push(ZERO);
+      cursorLen += head.length + arrayLen;
+    } else {
+      const e = elementsOf({ [k]: v });
+      cursorParts.push(e);
+      cursorLen += e.length;
+    }
+  }
+  const topParts: Uint8Array[] = [];
+  let topLen = 5;
+  for (const [k, v] of Object.entries(reply)) {
+    if (k === 'cursor') {
+      const head = elementHeader(0x03, k);
+      const len = Buffer.allocUnsafe(4);
+      len.writeInt32LE(cursorLen, 0);
+      topParts.push(head, len);
+      for (const part of cursorParts) topParts.push(part);
+      topParts.push(ZERO);
+      topLen += head.length + cursorLen;
+    } else {
+      const e = elementsOf({ [k]: v });
+      topParts.push(e);
+      topLen += e.length;
+    }
+  }
+  const out = Buffer.allocUnsafe(topLen);
+  out.writeInt32LE(topLen, 0);
+  let w = 4;
+  for (const p of topParts) {
+    out.set(p, w);
+    w += p.length;
+  }
+  out[w] = 0;
+  return out;
+}
