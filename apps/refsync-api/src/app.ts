@@ -184,14 +184,21 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   /** The Express route of one dataset path: what the fast path does not answer. */
   function datasetHandler(route: DatasetRoute) {
     return async (req: Request, res: Response): Promise<void> => {
-      const negotiated = memo.negotiate(req);
-      const resolved = requests.resolve(
+      const url = req.originalUrl;
+      const headers = req.headers;
+      let resolved = requests.resolve(
         req,
         route,
-        req.originalUrl,
-        negotiated.acceptsJson,
-        negotiated.encoding,
+        url,
+        memo.acceptsJson(headers.accept),
+        memo.encodingFor(headers['accept-encoding']),
       );
+      if (resolved.outcome === 'unnegotiated') {
+        // Only an authenticated request gets here: header values are negotiated (and remembered)
+        // for clients that hold a key, never for anyone who sends junk.
+        const negotiated = memo.negotiate(req);
+        resolved = requests.resolve(req, route, url, negotiated.acceptsJson, negotiated.encoding);
+      }
       if (resolved.client !== undefined) req.log = req.log.child({ client: resolved.client });
       if (resolved.error) throw resolved.error;
       const { selection, encoding } = resolved;
@@ -202,9 +209,11 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       let source: 'cache' | 'computed' | 'not-modified' =
         resolved.outcome === 'cached' ? 'cache' : 'not-modified';
       if (resolved.outcome === 'miss') {
-        metrics.cache.misses++;
         ({ etag, response } = await computeMiss(req, selection, encoding));
-        if (response) source = 'computed';
+        if (response) {
+          source = 'computed';
+          metrics.cache.misses++;
+        }
       } else if (response) {
         metrics.cache.hits++;
       }
