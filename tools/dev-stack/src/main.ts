@@ -102,6 +102,33 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number):
   return false;
 }
 
+/**
+ * privacy-api's sample data (tools/privacy-sample-data): a development party, definitions,
+ * settings and representation relationships. A failure is reported and the stack stays up.
+ */
+function seedPrivacySampleData(mongoUrl: string): Promise<void> {
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'tools/privacy-sample-data/src/main.ts')],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
+          NODE_ENV: process.env['NODE_ENV'] ?? 'development',
+          MONGO_URL: mongoUrl,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    pipeWithPrefix(child.stdout, '\x1b[36m[privacy-sample-data]\x1b[0m', process.stdout);
+    pipeWithPrefix(child.stderr, '\x1b[36m[privacy-sample-data]\x1b[0m', process.stderr);
+    child.once('error', () => done());
+    child.once('exit', () => done());
+  });
+}
+
 function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
@@ -212,6 +239,8 @@ async function main(): Promise<void> {
     summary.push(
       `  ${app.name.padEnd(17)} http://localhost:${port}  ${healthy ? 'healthy' : 'NOT healthy yet'}`,
     );
+    // privacy-api has created its built-in data: add the sample data (idempotent, dev only).
+    if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,

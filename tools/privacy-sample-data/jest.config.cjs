@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'privacy-sample-data',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
