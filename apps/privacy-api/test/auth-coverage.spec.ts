@@ -5,8 +5,12 @@
  */
 import type { Express } from 'express';
 import request from 'supertest';
+import { createPrivacyAuth } from '@nhp/privacy-auth';
 import { createTestIssuer, type MintOptions } from '@nhp/privacy-testing';
+import { createHttpApp } from '@nhp/shared-http';
+import { createLogger } from '@nhp/shared-logger';
 import { PUBLIC_ROUTES } from '../src/app';
+import { privacyErrorFormatter } from '../src/http/error-response';
 import { usePrivacyHarness } from './support/harness';
 
 const BASE_PATH = '/personvern';
@@ -95,10 +99,10 @@ describe('every route but the public ones requires a valid access token', () => 
     return total;
   }
 
-  function send(route: RouteEntry, authorization: string | undefined) {
+  function send(route: RouteEntry, authorization: string | undefined, app: Express = h.get().app) {
     const path = concrete(route.path);
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    let req = request(h.get().app)[method](path);
+    let req = request(app)[method](path);
     if (authorization !== undefined) req = req.set('Authorization', authorization);
     return method === 'get' || method === 'delete' ? req : req.send({});
   }
@@ -107,10 +111,11 @@ describe('every route but the public ones requires a valid access token', () => 
   async function sweep(
     authorization: () => Promise<string | undefined>,
     expectedCategory: 'ClientValidationError' | 'SessionExpired',
+    target: { app: Express; routes: RouteEntry[] } = { app: h.get().app, routes: protectedRoutes },
   ): Promise<string[]> {
     const failures: string[] = [];
-    for (const route of protectedRoutes) {
-      const res = await send(route, await authorization());
+    for (const route of target.routes) {
+      const res = await send(route, await authorization(), target.app);
       const ok =
         res.status === 401 &&
         res.body?.code === 'EPVK-100401' &&
@@ -186,5 +191,34 @@ describe('every route but the public ones requires a valid access token', () => 
         failures.push(`${route.method} ${route.path}: ${JSON.stringify(res.body)}`);
     }
     expect(failures).toEqual([]);
+  });
+
+  it('when a route is mounted before authenticate, then this sweep reports it (the test can fail)', async () => {
+    const { issuer } = h.get();
+    const auth = createPrivacyAuth(issuer.authOptions());
+    const leaky = createHttpApp({
+      logger: createLogger({ name: 'auth-coverage', level: 'silent' }),
+      errorFormatter: privacyErrorFormatter,
+      routes(app) {
+        app.post('/forgot-auth/v1', (_req, res) => {
+          res.json({});
+        });
+        app.use(auth.authenticate);
+        app.post('/guarded/v1', (_req, res) => {
+          res.json({});
+        });
+      },
+    });
+    const routes = listRoutes((leaky as unknown as { router: { stack: unknown } }).router.stack);
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /forgot-auth/v1',
+      'POST /guarded/v1',
+    ]);
+    const failures = await sweep(async () => undefined, 'ClientValidationError', {
+      app: leaky,
+      routes,
+    });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^POST \/forgot-auth\/v1: 200/);
   });
 });
