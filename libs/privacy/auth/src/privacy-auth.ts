@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Request, RequestHandler } from 'express';
 import {
   createLocalJWKSet,
@@ -21,7 +22,7 @@ import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } fro
 export type JwksSource =
   /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
   | { url: string; cooldownMs?: number; cacheMaxAgeMs?: number; timeoutMs?: number }
-  /** A JWKS document on disk, read once at start (restart to rotate keys). */
+  /** A JWKS document on disk, read at start and re-read when it changes (see fileKeyGetter). */
   | { file: string }
   | { keys: JSONWebKeySet };
 
@@ -71,7 +72,58 @@ class ClaimError extends Error {}
 const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
 const ACCEPTED_TYP = new Set(['at+jwt', 'jwt']);
 
-function keyGetter(source: JwksSource): JWTVerifyGetKey {
+function readJwksFile(file: string): JSONWebKeySet {
+  let jwks: JSONWebKeySet;
+  try {
+    jwks = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
+  } catch (err) {
+    throw new Error(`privacy-auth: cannot read the JWKS file ${file}: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(jwks?.keys)) {
+    throw new Error(`privacy-auth: ${file} is not a JWKS document (no "keys" array)`);
+  }
+  return jwks;
+}
+
+/**
+ * A key set read from a file at start (a missing or malformed file throws there, a start-up
+ * error). When a token names a key the set does not have, the file is looked at again: if it
+ * changed since it was read, it is re-read, so keys rotate by replacing the file (e.g. a mounted
+ * secret) without a restart. A replacement that cannot be read keeps the keys in use, with a
+ * warning. The check is a stat, made only for unknown keys.
+ */
+function fileKeyGetter(file: string, log: Logger | undefined): JWTVerifyGetKey {
+  let current = createLocalJWKSet(readJwksFile(file));
+  let readAtMtime = statSync(file).mtimeMs;
+  return async (header, token) => {
+    try {
+      return await current(header, token);
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey)) throw err;
+      let mtime: number;
+      try {
+        mtime = (await stat(file)).mtimeMs;
+      } catch {
+        throw err;
+      }
+      if (mtime === readAtMtime) throw err;
+      try {
+        current = createLocalJWKSet(readJwksFile(file));
+        readAtMtime = mtime;
+        log?.info({ file }, 'the JWKS file changed: keys reloaded');
+      } catch (reloadError) {
+        log?.warn(
+          { file, reason: (reloadError as Error).message },
+          'the changed JWKS file cannot be used; keeping the keys in use',
+        );
+        throw err;
+      }
+      return current(header, token);
+    }
+  };
+}
+
+function keyGetter(source: JwksSource, log: Logger | undefined): JWTVerifyGetKey {
   if ('url' in source) {
     // jose caches the set, refetches it on an unknown kid no more often than the cooldown, and
     // refreshes it after cacheMaxAge: exactly what an identity provider's rotation needs.
@@ -81,20 +133,7 @@ function keyGetter(source: JwksSource): JWTVerifyGetKey {
       timeoutDuration: source.timeoutMs ?? 5_000,
     });
   }
-  if ('file' in source) {
-    let jwks: JSONWebKeySet;
-    try {
-      jwks = JSON.parse(readFileSync(source.file, 'utf8')) as JSONWebKeySet;
-    } catch (err) {
-      throw new Error(
-        `privacy-auth: cannot read the JWKS file ${source.file}: ${(err as Error).message}`,
-      );
-    }
-    if (!Array.isArray(jwks?.keys)) {
-      throw new Error(`privacy-auth: ${source.file} is not a JWKS document (no "keys" array)`);
-    }
-    return createLocalJWKSet(jwks);
-  }
+  if ('file' in source) return fileKeyGetter(source.file, log);
   return createLocalJWKSet(source.keys);
 }
 
@@ -132,7 +171,7 @@ function requestUrlOf(req: Request): string {
 export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   const now = options.now ?? Date.now;
   const toleranceSec = options.clockToleranceSec ?? 30;
-  const getKey = keyGetter(options.jwks);
+  const getKey = keyGetter(options.jwks, options.logger);
   const remote = 'url' in options.jwks;
   const verifyProof = createDpopVerifier(options.dpop);
   const cacheSize = options.tokenCacheSize ?? 10_000;

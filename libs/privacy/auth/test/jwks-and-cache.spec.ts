@@ -1,5 +1,8 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { JSONWebKeySet } from 'jose';
 import request from 'supertest';
 import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
@@ -89,6 +92,56 @@ describe('JWKS from a URL', () => {
     expect(res.status).toBe(500);
     expect(res.body).toMatchObject({ code: 'EPVK-100503', category: 'unavailable' });
     jwks = await startJwksServer(a.jwks); // for afterEach
+  });
+});
+
+describe('JWKS from a file', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'privacy-auth-jwks-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Replaces the file and moves its mtime on, as a deployment replacing a mounted secret does. */
+  async function replace(file: string, content: string, secondsAhead: number) {
+    await writeFile(file, content);
+    const when = new Date(Date.now() + secondsAhead * 1000);
+    await utimes(file, when, when);
+  }
+
+  it('when the file is replaced with a rotated key set, then tokens of the new key are accepted without a restart', async () => {
+    const a = await createTestIssuer();
+    const b = await createTestIssuer({ issuer: a.issuer });
+    const file = join(dir, 'jwks.json');
+    await writeFile(file, JSON.stringify(a.jwks));
+    const { app } = testApp({ ...a.authOptions(), jwks: { file } });
+    const call = async (token: string) =>
+      (await request(app).get('/whoami').set('Authorization', `Bearer ${token}`)).status;
+
+    expect(await call(await b.mint())).toBe(401);
+    await replace(file, JSON.stringify({ keys: [...a.jwks.keys, ...b.jwks.keys] }), 10);
+    expect(await call(await b.mint())).toBe(200);
+    expect(await call(await a.mint())).toBe(200);
+  });
+
+  it('when the file is replaced with something unusable, then the keys in use stay', async () => {
+    const a = await createTestIssuer();
+    const b = await createTestIssuer({ issuer: a.issuer });
+    const file = join(dir, 'jwks.json');
+    await writeFile(file, JSON.stringify(a.jwks));
+    const { app } = testApp({ ...a.authOptions(), jwks: { file } });
+    await replace(file, '{"keys": [', 10);
+    const status = async (token: string) =>
+      (await request(app).get('/whoami').set('Authorization', `Bearer ${token}`)).status;
+    expect(await status(await b.mint())).toBe(401);
+    expect(await status(await a.mint())).toBe(200);
+    // Once it is fixed, it is read.
+    await replace(file, JSON.stringify({ keys: [...a.jwks.keys, ...b.jwks.keys] }), 20);
+    expect(await status(await b.mint())).toBe(200);
   });
 });
 
