@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const uri = process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017/nhp';
   const logger = createLogger({
     name: 'privacy-sample-data',
-    level: process.env['LOG_LEVEL'] ?? 'warn',
+    level: process.env['LOG_LEVEL'] ?? 'error',
   });
   const connection = await connectMongo({ uri, logger, appName: 'privacy-sample-data' });
   try {
