@@ -642,6 +642,79 @@ const CREATE_INDEXES: Case[] = [
   },
 ];
 
+const created = async (h: DriverHarness): Promise<boolean> =>
+  (await h.db.listCollections({ name: 'made' }).toArray()).length === 1;
+
+const CREATE: Case[] = [
+  { option: 'capped', cmd: () => ({ create: 'made', capped: true, size: 4096 }), refused: 2 },
+  {
+    option: 'validator',
+    cmd: () => ({ create: 'made', validator: { a: { $type: 'int' } } }),
+    refused: 2,
+  },
+  { option: 'collation', cmd: () => ({ create: 'made', collation: { locale: 'fr' } }), refused: 2 },
+  {
+    option: 'timeseries',
+    cmd: () => ({ create: 'made', timeseries: { timeField: 't' } }),
+    refused: 2,
+  },
+  {
+    option: 'clusteredIndex',
+    cmd: () => ({ create: 'made', clusteredIndex: { key: { _id: 1 }, unique: true } }),
+    refused: 2,
+  },
+  { option: 'viewOn', cmd: () => ({ create: 'made', viewOn: 'c', pipeline: [] }), refused: 2 },
+  {
+    option: 'changeStreamPreAndPostImages',
+    cmd: () => ({ create: 'made', changeStreamPreAndPostImages: { enabled: true } }),
+    refused: 2,
+  },
+  {
+    option: 'expireAfterSeconds',
+    cmd: () => ({ create: 'made', expireAfterSeconds: 10 }),
+    refused: 2,
+  },
+  {
+    option: 'storageEngine',
+    cmd: () => ({ create: 'made', storageEngine: { wiredTiger: {} } }),
+    refused: 2,
+  },
+  {
+    option: 'indexOptionDefaults',
+    cmd: () => ({ create: 'made', indexOptionDefaults: { storageEngine: {} } }),
+    refused: 2,
+  },
+  {
+    option: 'encryptedFields',
+    cmd: () => ({ create: 'made', encryptedFields: { fields: [] } }),
+    refused: 2,
+  },
+  {
+    option: 'idIndex',
+    cmd: () => ({
+      create: 'made',
+      idIndex: { key: { _id: 1 }, name: '_id_', collation: { locale: 'fr' } },
+    }),
+    refused: 2,
+  },
+  {
+    option: 'idIndex',
+    cmd: () => ({ create: 'made', idIndex: { key: { _id: 1 }, name: '_id_' } }),
+    honoured: async (_r, h) => expect(await created(h)).toBe(true),
+  },
+  { option: 'autoIndexId', cmd: () => ({ create: 'made', autoIndexId: false }), refused: 2 },
+  {
+    option: 'validationLevel',
+    cmd: () => ({ create: 'made', validationLevel: 'strict' }),
+    honoured: async (_r, h) => expect(await created(h)).toBe(true),
+  },
+  {
+    option: 'validationAction',
+    cmd: () => ({ create: 'made', validationAction: 'warn' }),
+    honoured: async (_r, h) => expect(await created(h)).toBe(true),
+  },
+];
+
 /** Any field a command does not know at all. */
 const UNKNOWN: Case[] = [
   { option: 'noSuchOption', cmd: () => ({ find: 'c', noSuchOption: 1 }), refused: 40415 },
@@ -672,6 +745,7 @@ const TABLES: [string, Case[]][] = [
   ['count', COUNT],
   ['distinct', DISTINCT],
   ['createIndexes', CREATE_INDEXES],
+  ['create', CREATE],
   ['any command', UNKNOWN],
 ];
 

@@ -55,6 +55,29 @@ const create: CommandHandler = {
       'indexOptionDefaults',
       'encryptedFields',
     );
+    // Every collection has the {_id: 1} index; an idIndex describing exactly it is honoured as is,
+    // any other (a collation, other options) and autoIndexId: false are refused by name.
+    const idIndex = ctx.cmd['idIndex'];
+    if (idIndex !== undefined) {
+      const ok =
+        isPlainObject(idIndex) &&
+        Object.keys(idIndex).every((k) => ['key', 'name', 'v'].includes(k)) &&
+        isPlainObject(idIndex['key']) &&
+        Object.keys(idIndex['key']).join() === '_id' &&
+        num(idIndex['key']['_id']) === 1 &&
+        (idIndex['name'] === undefined || idIndex['name'] === '_id_');
+      if (!ok)
+        throw new MongoServerError(
+          'BadValue',
+          "'create.idIndex' other than {key: {_id: 1}, name: '_id_'} is not supported by this server",
+        );
+    }
+    if (ctx.cmd['autoIndexId'] !== undefined && optionalBool(ctx, 'autoIndexId') === false) {
+      throw new MongoServerError(
+        'BadValue',
+        "'create.autoIndexId' false is not supported by this server",
+      );
+    }
     for (const f of ['validationLevel', 'validationAction']) {
       // Without a validator these have no effect in MongoDB either; other values would.
       const v = ctx.cmd[f];
