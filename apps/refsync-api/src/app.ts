@@ -62,6 +62,12 @@ export interface RefsyncApp {
   readonly versions: VersionTracker;
   /** Prometheus metrics, also served at GET /metrics. */
   readonly metrics: RefsyncApiMetrics;
+  /**
+   * Subscribes to sync-completed events on this connection (once; later calls are ignored).
+   * createApp does it for `deps.nats`; main.ts calls it when a connection made after start-up is
+   * ready.
+   */
+  listenForEvents(nats: NatsConnection): void;
   /** Reads the stored version so the first request is served from memory; never rejects. */
   warmUp(): Promise<number | undefined>;
   /** Stops the periodic check and the event subscription. */
@@ -136,9 +142,10 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const unlabelledCounts = metrics.route('other');
 
   let subscription: Subscription | undefined;
-  if (deps.nats) {
+  function listenForEvents(nats: NatsConnection): void {
+    if (subscription) return;
     subscription = subscribeCloudEvents(
-      deps.nats,
+      nats,
       SYNC_COMPLETED_SUBJECT,
       syncCompletedEvent,
       async (event) => {
@@ -151,6 +158,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       logger,
     );
   }
+  if (deps.nats) listenForEvents(deps.nats);
 
   const docsOpenApi = openApiDocument();
   const openApiBytes = Buffer.from(JSON.stringify(docsOpenApi), 'utf8');
@@ -322,6 +330,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     responses,
     versions,
     metrics,
+    listenForEvents,
     async warmUp() {
       try {
         return await versions.refresh('start');

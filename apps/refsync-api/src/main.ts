@@ -3,7 +3,7 @@ import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
 import { healthRouter } from '@nhp/shared-health';
 import { closeServer, listen } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
-import { connectNats, drainNats } from '@nhp/shared-messaging';
+import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo, syncIndexes } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
 import { createApp } from './app';
@@ -33,19 +33,35 @@ async function main(): Promise<void> {
     await ensureRefsyncIndexes(connection);
     await syncIndexes(connection, logger);
   }
-  const nats = await connectNats({ servers: config.NATS_URL, name: 'refsync-api', logger });
+  // NATS is not waited for: data is served without it (the sync-completed event only makes a new
+  // version visible sooner than the periodic check), so the service also starts, and is ready,
+  // during a NATS outage, and subscribes once connectNats gets through.
+  let nats: NatsConnection | undefined;
+  let stopping = false;
+  const natsConnecting = connectNats({ servers: config.NATS_URL, name: 'refsync-api', logger });
 
-  const health = createRefsyncApiHealth({ logger, connection, nats });
+  const health = createRefsyncApiHealth({ logger, connection, nats: () => nats });
   const app = createApp({
     logger,
     reader: createRefsyncReadRepository(connection),
     apiKeys: keys,
-    nats,
     health: healthRouter(health, { probes: true }),
     cacheMaxBytes: config.REFSYNC_CACHE_MAX_BYTES,
     versionCheckIntervalMs: config.REFSYNC_VERSION_CHECK_INTERVAL_MS,
   });
   const version = await app.warmUp();
+  natsConnecting.then(
+    (nc) => {
+      if (stopping) return void drainNats(nc);
+      nats = nc;
+      app.listenForEvents(nc);
+    },
+    (err: unknown) =>
+      logger.error(
+        { err },
+        'nats connection failed; only the periodic check refreshes the version',
+      ),
+  );
 
   const server = await listen(app, config.REFSYNC_API_PORT, config.REFSYNC_API_HOST, {
     ...config,
@@ -73,7 +89,13 @@ async function main(): Promise<void> {
     logger,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     steps: [
-      { name: 'readiness', run: async () => health.markShuttingDown() },
+      {
+        name: 'readiness',
+        run: async () => {
+          stopping = true;
+          health.markShuttingDown();
+        },
+      },
       { name: 'http', run: () => closeServer(server, config.SHUTDOWN_TIMEOUT_MS) },
       { name: 'refsync-api', run: () => app.close() },
       { name: 'nats', run: () => drainNats(nats) },

@@ -7,7 +7,8 @@ import type { Connection } from 'mongoose';
 export interface RefsyncApiHealthDeps {
   logger: Logger;
   connection: Connection;
-  nats: NatsConnection;
+  /** The NATS connection once there is one (start-up does not wait for NATS). */
+  nats: () => NatsConnection | undefined;
 }
 
 /**
@@ -21,7 +22,7 @@ export function createRefsyncApiHealth(deps: RefsyncApiHealthDeps): Health {
     logger: deps.logger,
     checks: {
       mongo: () => mongoPing(deps.connection),
-      nats: { check: () => natsIsConnected(deps.nats), critical: false },
+      nats: { check: () => natsIsConnected(deps.nats()), critical: false },
     },
   });
 }

@@ -21,7 +21,7 @@ describe('readiness', () => {
     const health = createRefsyncApiHealth({
       logger: createLogger({ name: 'test', level: 'silent' }),
       connection: harness.connection,
-      nats: harness.nats,
+      nats: () => harness.nats,
     });
     const app = harness.app({ health: healthRouter(health, { probes: true }) });
 
