@@ -50,10 +50,12 @@ async function main(): Promise<void> {
   const health = createHealth({
     checks: { mongo: () => mongoPing(mongo), nats: () => natsIsConnected(nats) },
   });
+  // The HTTP_* server limits come from the shared environment; parser errors answer ErrorResponse.
   const server = await listen(
     createApp({ context, health, authenticate: auth.authenticate }),
     config.PRIVACY_API_PORT,
     config.PRIVACY_API_HOST,
+    config,
   );
   logger.info(
     { port: config.PRIVACY_API_PORT, basePath: config.PRIVACY_API_BASE_PATH || undefined },

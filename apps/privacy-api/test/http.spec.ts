@@ -5,9 +5,11 @@
 import { createPrivacyAuth } from '@nhp/privacy-auth';
 import { PARTS_COLLECTION } from '@nhp/privacy-data-access';
 import { createHealth } from '@nhp/shared-health';
+import { listen } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startTestInfra } from '@nhp/shared-testing';
+import { connect, type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrivacyContext } from '../src/context';
@@ -270,6 +272,38 @@ describe('when the database cannot be reached', () => {
     } finally {
       await closeMongo(connection).catch(() => undefined);
       await doomed.stop();
+    }
+  });
+});
+
+describe('errors of the HTTP parser', () => {
+  it('when the request headers are too large, then 431 in ErrorResponse with a request id', async () => {
+    const server = await listen(h.get().app, 0, '127.0.0.1');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `GET /part/v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`,
+          );
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = raw.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 431 /);
+      expect(head.toLowerCase()).toContain('x-request-id:');
+      expect(JSON.parse(body)).toEqual({
+        code: 'EPVK-100431',
+        message: expect.any(String),
+        errorCategory: 'ClientValidationError',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

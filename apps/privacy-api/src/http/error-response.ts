@@ -78,6 +78,11 @@ const GENERIC: Record<string, Mapped> = {
     category: 'ClientValidationError',
   },
   BAD_REQUEST: { status: 400, code: PRIVACY_CODES.validation, category: 'ClientValidationError' },
+  MALFORMED_REQUEST: {
+    status: 400,
+    code: PRIVACY_CODES.validation,
+    category: 'ClientValidationError',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     code: PRIVACY_CODES.payloadTooLarge,
@@ -136,8 +141,12 @@ function byStatus(err: AppError): Mapped {
       return { status: 413, code: PRIVACY_CODES.payloadTooLarge, category };
     case 415:
       return { status: 415, code: PRIVACY_CODES.unsupportedMediaType, category };
-    default:
+    case 400:
       return { status: 400, code: PRIVACY_CODES.validation, category: 'ClientValidationError' };
+    default:
+      // A status the catalogue does not list (408 or 431 from the HTTP parser): kept, so the
+      // client learns what to change, and numbered like the rest.
+      return { status: err.status, code: `EPVK-100${err.status}`, category };
   }
 }
 
