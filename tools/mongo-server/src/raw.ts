@@ -7,7 +7,7 @@
 // (`{_id: 0, a: 1, b: 1}`, `{data: 0}`) are applied to the bytes by copying whole elements. Written
 // by hand because the `bson` package has no API to embed already-encoded documents or to copy
 // elements; what it does here is only framing (element headers and lengths), never value encoding.
-import { calculateObjectSize, serialize } from 'bson';
+import { serialize } from 'bson';
 import { isPlainObject, type Doc } from './values';
 
 const bytesOf = new WeakMap<object, Uint8Array>();
@@ -23,15 +23,12 @@ export function rememberBytes(doc: Doc, bytes: Uint8Array): void {
 }
 
 /**
- * Keeps the wire bytes of a document that is stored as it was decoded, when they encode exactly it
- * (a document with repeated field names decodes to fewer fields: then it is serialised instead).
- * Returns the BSON size.
+ * The size of a document stored as it was decoded, keeping its wire bytes as its stored bytes (a
+ * document with a repeated field name keeps both fields in them, as mongod stores them; its
+ * decoded form, which matching sees, has the last one). Serialised when no bytes are known.
  */
 export function adoptBytes(doc: Doc): number {
-  const known = bytesOf.get(doc);
-  const size = calculateObjectSize(doc);
-  if (known && known.length !== size) bytesOf.delete(doc);
-  return size;
+  return bytesOf.get(doc)?.length ?? storeBytes(doc);
 }
 
 /** The BSON bytes of a stored document, serialised once and remembered. */

@@ -128,12 +128,13 @@ export function parseFrame(frame: Buffer): Request {
         if (sequences.has(identifier))
           throw new ProtocolError(`Duplicate document sequence: ${identifier}`);
         const docs: Doc[] = [];
+        const keepBytes = identifier === 'documents';
         let p = docsAt;
         while (p < sectionEnd) {
           const [doc, next] = readDoc(frame, p, sectionEnd);
-          // Documents of a sequence (insert's `documents`) keep their bytes: stored as they came,
-          // they are sent back as these bytes (raw.ts). A copy, so the frame itself is not held.
-          rememberBytes(doc, Buffer.from(frame.subarray(p, next)));
+          // Insert's `documents` keep their bytes: stored as they came, they are sent back as
+          // these bytes (raw.ts). A copy, so the frame itself is not held.
+          if (keepBytes) rememberBytes(doc, Buffer.from(frame.subarray(p, next)));
           docs.push(doc);
           p = next;
         }
