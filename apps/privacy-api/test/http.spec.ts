@@ -9,11 +9,12 @@ import { listen } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startTestInfra } from '@nhp/shared-testing';
+import { randomUUID } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrivacyContext } from '../src/context';
-import { usePrivacyHarness } from './support/harness';
+import { TEMPLATES, usePrivacyHarness } from './support/harness';
 
 const h = usePrivacyHarness({ options: { basePath: '/personvern', allowDebug: true } });
 const newPartKode = () => `h-${Math.random().toString(36).slice(2, 10)}`;
@@ -240,7 +241,7 @@ describe('when debugging is not allowed', () => {
 });
 
 describe('when the database cannot be reached', () => {
-  it('then a write is 500 EPVK-100503 EndpointIsDown, without internals', async () => {
+  it('then every core operation is 500 EPVK-100503 EndpointIsDown, without internals', async () => {
     const { issuer } = h.get();
     const logger = createLogger({ name: 'test', level: 'silent' });
     // Infrastructure of its own, stopped under the app: an outage after a good start.
@@ -258,17 +259,27 @@ describe('when the database cannot be reached', () => {
         authenticate: createPrivacyAuth(issuer.authOptions()).authenticate,
       });
       await doomed.stop();
-      const res = await request(app)
-        .post('/part/v1')
-        .set('Authorization', await admin())
-        .send({ partKode: newPartKode() });
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({
-        code: 'EPVK-100503',
-        message: expect.any(String),
-        errorCategory: 'EndpointIsDown',
-      });
-      expect(JSON.stringify(res.body)).not.toMatch(/Mongo|at \w+ \(/);
+      const token = await admin();
+      const operations: Array<['post' | 'put' | 'patch', string, object]> = [
+        ['post', '/part/v1', { partKode: newPartKode() }],
+        ['put', '/part/v1', { partKode: newPartKode() }],
+        [
+          'post',
+          '/innstillingdefinisjon/v1',
+          { definisjonMalGuid: TEMPLATES.samtykke, definisjonGuid: randomUUID(), partKode: 'p' },
+        ],
+        ['patch', '/innstillingdefinisjon/v1', { definisjonGuid: randomUUID(), status: 'aktiv' }],
+      ];
+      for (const [method, path, body] of operations) {
+        const res = await request(app)[method](path).set('Authorization', token).send(body);
+        expect(res.status).toBe(500);
+        expect(res.body).toEqual({
+          code: 'EPVK-100503',
+          message: expect.any(String),
+          errorCategory: 'EndpointIsDown',
+        });
+        expect(JSON.stringify(res.body)).not.toMatch(/Mongo|at \w+ \(/);
+      }
     } finally {
       await closeMongo(connection).catch(() => undefined);
       await doomed.stop();
