@@ -4,6 +4,7 @@
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'mongo-server': () => import('./mongo-server'),
+  'privacy-api': () => import('./privacy-api'),
   'refsync-api': () => import('./refsync-api'),
   'refsync-importer': () => import('./refsync-importer'),
 };
