@@ -5,12 +5,15 @@ import {
   createJournal,
   createPartRepository,
   createRepresentationRepository,
+  createSettingEventPublisher,
+  createSettingRepository,
   type DefinitionRepository,
   type GrantRepository,
   type InclusionRepository,
   type Journal,
   type PartRepository,
   type RepresentationRepository,
+  type SettingRepository,
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
 import type { NatsConnection } from '@nhp/shared-messaging';
@@ -49,6 +52,8 @@ export interface PrivacyContext {
   inclusions: InclusionRepository;
   /** Representation relationships (written by privacy-admin import-representation). */
   representation: RepresentationRepository;
+  /** Citizens' settings v2 (proof bytes in their own collection). */
+  settings: SettingRepository;
 }
 
 export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
@@ -78,6 +83,8 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     logger,
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
+    // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
+    publish: createSettingEventPublisher({ nats: () => input.nats, logger }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
@@ -92,5 +99,6 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     grants: createGrantRepository(repositoryOptions),
     inclusions: createInclusionRepository({ connection, journal }),
     representation: createRepresentationRepository({ connection, journal }),
+    settings: createSettingRepository({ connection, journal }),
   };
 }
