@@ -1,4 +1,4 @@
-/** Code systems of refsync-decisions.md (FEST, the Norwegian medicines catalogue). */
+/** The code systems reimbursement data uses (FEST, the Norwegian medicines catalogue). */
 export const CODE_SYSTEMS = {
   legalBasis: 'urn:oid:2.16.578.1.12.4.1.1.7427',
   reimbursementGroup: 'urn:oid:2.16.578.1.12.4.1.1.7451',
