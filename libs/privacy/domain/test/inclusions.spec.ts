@@ -9,7 +9,7 @@ import {
   type SetInclusionPorts,
 } from '../src';
 
-const template = DEFINITION_TEMPLATES[0]!;
+const template = DEFINITION_TEMPLATES[0] as (typeof DEFINITION_TEMPLATES)[number];
 const DEF = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
 function definition(extra: Partial<Definition> = {}): Definition {
