@@ -158,7 +158,7 @@ describe('setting-changed events', () => {
         .context.journal.sweep()
         .catch(() => 0);
       await h.get().journalIdle();
-      const keys = await keysInStream().catch(() => []);
+      const keys = await keysInStream().catch((): string[] => []);
       return expected.every((k) => keys.includes(k));
     }, 'every event in the stream after NATS is back');
 

@@ -28,7 +28,6 @@ import {
   createGrantRepository,
   createJournal,
   createPartRepository,
-  createSettingRepository,
   SETTING_COUNTERS_COLLECTION,
   SETTINGS_COLLECTION,
 } from '@nhp/privacy-data-access';
