@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   getRepresentation,
   parseFnr,
@@ -190,5 +191,33 @@ describe('reading an import file', () => {
     );
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(result.byFnr.get(PARENT)?.map((r) => r.annenAdresse)).toEqual([true, false]);
+  });
+
+  it('when a file holds any text, then reading it never throws, and a file with a bad line applies nothing', () => {
+    const anyLine = fc.oneof(
+      fc.string(),
+      fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+      fc
+        .record({
+          key: fc.constantFrom('fnr', 'annenFnr', 'eksternProfilGuid', 'fornavn'),
+          value: fc.jsonValue(),
+        })
+        .map(({ key, value }) => line({ [key]: value })),
+    );
+    fc.assert(
+      fc.property(fc.array(anyLine, { maxLength: 5 }), fc.nat({ max: 5 }), (lines, at) => {
+        const text = [...lines.slice(0, at), line({}), ...lines.slice(at)].join('\n');
+        const result = parseRepresentationImport(text, options);
+        if (result.ok) {
+          // Only blank lines and good lines: every non-blank line became a relationship.
+          const nonBlank = text.split('\n').filter((l) => l.trim() !== '').length;
+          expect(result.lines).toBe(nonBlank);
+        } else {
+          expect(result.errors.length).toBeGreaterThan(0);
+          expect(result).not.toHaveProperty('byFnr');
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
