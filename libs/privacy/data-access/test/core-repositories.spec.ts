@@ -89,6 +89,24 @@ describe('parts, definitions and grants repositories', () => {
     expect((await parts.find('builtin'))?.navn).toBe('first');
   });
 
+  it('when several replicas ensure the same built-ins at once, then each is created once', async () => {
+    const parts = createPartRepository({ connection: conn, journal });
+    const definitions = createDefinitionRepository({ connection: conn, journal });
+    const d = definition('builtin-race');
+    const created = await Promise.all(
+      Array.from({ length: 8 }, async () => [
+        await parts.ensure(part('builtin-race'), AUDIT),
+        await definitions.ensure(d, AUDIT),
+      ]),
+    );
+    expect(created.filter(([p]) => p)).toHaveLength(1);
+    expect(created.filter(([, x]) => x)).toHaveLength(1);
+    await journal.idle();
+    expect(
+      await conn.collection(AUDIT_COLLECTION).countDocuments({ 'target.partKode': 'builtin-race' }),
+    ).toBe(2);
+  });
+
   it('when a definition changes through the repository, then its cached read is dropped at once', async () => {
     const definitions = createDefinitionRepository({
       connection: conn,

@@ -237,10 +237,16 @@ export function createDefinitionRepository(options: CreateDefinitionRepositoryOp
       const entry = entryFor(id, definition.partKode, 'definition.create', audit);
       await journal.register(entry, DEFINITIONS_COLLECTION, id);
       const { _id, ...doc } = documentOf(definition, now(), entry);
-      const result = await translated(() =>
-        raw.updateOne({ _id }, { $setOnInsert: doc }, { upsert: true }),
-      );
-      if (result.upsertedCount === 0) return false;
+      let upserted: number;
+      try {
+        upserted = (await raw.updateOne({ _id }, { $setOnInsert: doc }, { upsert: true }))
+          .upsertedCount;
+      } catch (err) {
+        // Two replicas starting at once: the other one's upsert won the race.
+        if (duplicateKeyInfo(err)) return false;
+        throw toAppError(err);
+      }
+      if (upserted === 0) return false;
       journal.flushSoon(DEFINITIONS_COLLECTION, id);
       return true;
     },

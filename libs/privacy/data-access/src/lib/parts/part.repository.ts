@@ -128,16 +128,22 @@ export function createPartRepository(options: CreatePartRepositoryOptions) {
       const entry = entryFor(part.partKode, 'part.create', audit);
       await journal.register(entry, PARTS_COLLECTION, part.partKode);
       const at = now();
-      const result = await translated(() =>
-        raw.updateOne(
+      let upserted: number;
+      try {
+        const result = await raw.updateOne(
           { _id: part.partKode },
           {
             $setOnInsert: { ...fields(part), createdAt: at, updatedAt: at, journal: [entry] },
           },
           { upsert: true },
-        ),
-      );
-      if (result.upsertedCount === 0) return false;
+        );
+        upserted = result.upsertedCount;
+      } catch (err) {
+        // Two replicas starting at once: the other one's upsert won the race.
+        if (duplicateKeyInfo(err)) return false;
+        throw toAppError(err);
+      }
+      if (upserted === 0) return false;
       journal.flushSoon(PARTS_COLLECTION, part.partKode);
       return true;
     },
