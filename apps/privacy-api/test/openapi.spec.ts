@@ -33,6 +33,32 @@ const INTERFACE_OPERATIONS = [
   'get /health',
 ];
 
+interface Layer {
+  rawPath?: unknown;
+  route?: { path?: unknown; methods?: Record<string, boolean> };
+  handle?: { stack?: unknown };
+}
+
+/** "method path" of every route the router serves (mounted routers included). */
+function servedRoutes(stack: unknown, prefix = ''): string[] {
+  if (!Array.isArray(stack)) throw new Error('a router without a stack');
+  return (stack as Layer[]).flatMap((layer) => {
+    if (layer.route) {
+      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+      return paths.flatMap((path) =>
+        Object.keys(layer.route?.methods ?? {}).map((m) => `${m} ${prefix}${String(path)}`),
+      );
+    }
+    if (Array.isArray(layer.handle?.stack) && typeof layer.rawPath === 'string') {
+      return servedRoutes(
+        layer.handle.stack,
+        prefix + (layer.rawPath === '/' ? '' : layer.rawPath),
+      );
+    }
+    return [];
+  });
+}
+
 describe('GET /openapi.json and GET /docs', () => {
   let doc: Doc;
   beforeAll(async () => {
@@ -50,6 +76,21 @@ describe('GET /openapi.json and GET /docs', () => {
       Object.keys(methods).map((method) => `${method} ${path}`),
     );
     expect(listed).toEqual(expect.arrayContaining(INTERFACE_OPERATIONS));
+  });
+
+  it('when the app serves a route, then the document describes it (no undocumented route)', () => {
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, methods]) =>
+        Object.keys(methods).map((method) => `${method} ${path.toLowerCase()}`),
+      ),
+    );
+    const served = servedRoutes(
+      (h.get().app as unknown as { router: { stack: unknown } }).router.stack,
+    )
+      .map((route) => route.toLowerCase().replace(' /personvern/', ' /'))
+      .filter((route) => !route.startsWith('_all'));
+    expect(served.length).toBeGreaterThan(15);
+    expect(served.filter((route) => !documented.has(route))).toEqual([]);
   });
 
   it('when read, then it declares Bearer JWT and DPoP, and only the public routes need neither', () => {
