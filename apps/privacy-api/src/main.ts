@@ -43,7 +43,11 @@ async function main(): Promise<void> {
   });
   // The models exist once the context is built, so index sync sees every declared index.
   if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(mongo, logger);
-  if (resolveMongoAutoIndex(config)) await ensureJournalIndexes(mongo);
+  // The journal's collections have no mongoose model: their indexes are built here, on the same
+  // occasions as the models' (automatic outside production, or the deliberate sync at start).
+  if (resolveMongoAutoIndex(config) || config.MONGO_SYNC_INDEXES_ON_START) {
+    await ensureJournalIndexes(mongo);
+  }
   await ensureBuiltIns(context);
   context.journal.start();
 
