@@ -1,7 +1,6 @@
 // A collection: its records (insertion order is MongoDB's natural order), its indexes, and the write
 // primitives every command goes through, so that unique indexes are enforced on every write path.
-import { UUID } from 'bson';
-import { adoptBytes, storeBytes } from './raw';
+import { serialize, UUID } from 'bson';
 import { MongoServerError } from './errors';
 import { Index, type IndexSpec, type NumericRange, type StoredRecord } from './indexes';
 import { isPlainObject, newObjectId, toViewDoc, type Doc } from './values';
@@ -37,7 +36,8 @@ export class Collection {
     return this.prepareSized(doc).doc;
   }
 
-  private prepareSized(doc: Doc): { doc: Doc; size: number } {
+  /** `wire`: the document's bytes as it arrived, kept when it is stored unchanged. */
+  private prepareSized(doc: Doc, wire?: Uint8Array): { doc: Doc; size: number; raw: Uint8Array } {
     if (!isPlainObject(doc))
       throw new MongoServerError('BadValue', 'document to insert must be an object');
     let out = doc;
@@ -54,24 +54,27 @@ export class Collection {
     if (id === undefined) throw new MongoServerError('BadValue', "can't use undefined for _id");
     checkFieldNames(out);
     // The BSON bytes are kept beside the stored document (raw.ts): the insert's own when it is
-    // stored as it arrived, else serialised now, so reads never serialise it.
-    const size = out === doc ? adoptBytes(out) : storeBytes(out);
+    // stored as it arrived, else serialised now, so reads never serialise it. A document with a
+    // repeated field name keeps both in its bytes, as mongod stores it (matching sees the last).
+    const raw = out === doc && wire ? wire : serialize(out);
+    const size = raw.length;
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
         'BadValue',
         `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`,
       );
     }
-    return { doc: out, size };
+    return { doc: out, size, raw };
   }
 
-  insert(doc: Doc): StoredRecord {
-    const { doc: prepared, size } = this.prepareSized(doc);
+  insert(doc: Doc, wire?: Uint8Array): StoredRecord {
+    const { doc: prepared, size, raw } = this.prepareSized(doc, wire);
     const record: StoredRecord = {
       doc: prepared,
       view: toViewDoc(prepared),
       seq: this.seq++,
       size,
+      raw,
     };
     const indexes = [...this.indexes.values()];
     const keys = indexes.map((index) => index.checkUnique(record.view));
@@ -87,7 +90,8 @@ export class Collection {
    * read any field).
    */
   replace(record: StoredRecord, doc: Doc, knownView?: Doc, touched?: ReadonlySet<string>): void {
-    const size = storeBytes(doc);
+    const raw = serialize(doc);
+    const size = raw.length;
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
         'Location17419',
@@ -105,6 +109,7 @@ export class Collection {
     record.doc = doc;
     record.view = view;
     record.size = size;
+    record.raw = raw;
     affected.forEach((index, i) => index.add(record, keys[i]));
   }
 

@@ -89,7 +89,9 @@ export interface FindSpec {
 /** Filters, sorts, skips and limits view documents; returns the same objects (no copies). */
 export function select(docs: Doc[], match: Matcher, spec: FindSpec): Doc[] {
   let out = docs.filter(match);
-  if (spec.sort && Object.keys(spec.sort).length) {
+  const fast = spec.sort && Object.keys(spec.sort).length ? fastSort(out, spec.sort) : undefined;
+  if (fast) out = fast;
+  else if (spec.sort && Object.keys(spec.sort).length) {
     try {
       const sorted = new Query({}, options())
         .find(out)
@@ -104,6 +106,99 @@ export function select(docs: Doc[], match: Matcher, spec: FindSpec): Doc[] {
   const limit = spec.limit ?? 0;
   if (skip || limit) out = out.slice(skip, limit ? skip + limit : undefined);
   return out;
+}
+
+/**
+ * Sorts by top-level fields whose values are all missing, null, numbers, strings, booleans or dates
+ * (what most sorts are), in MongoDB's order: by BSON type first (null and missing < numbers <
+ * strings < booleans < dates), NaN below every other number, strings by code point (the UTF-8 byte
+ * order of the simple collation), ties in input order. Undefined when a field or value is anything
+ * else (dotted paths, arrays, documents, other BSON types); mingo sorts those.
+ */
+function fastSort(docs: Doc[], sort: Doc): Doc[] | undefined {
+  const fields = Object.keys(sort);
+  if (fields.some((f) => f.includes('.') || f.startsWith('$'))) return undefined;
+  const dirs = fields.map((f) => (sort[f] === -1 ? -1 : 1));
+  const keys = new Array<unknown[]>(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i] as Doc;
+    const row = new Array<unknown>(fields.length);
+    for (let j = 0; j < fields.length; j++) {
+      const v = doc[fields[j] as string];
+      if (sortRank(v) === 0) return undefined;
+      row[j] = v;
+    }
+    keys[i] = row;
+  }
+  const order = docs.map((_, i) => i);
+  order.sort((a, b) => {
+    const ka = keys[a] as unknown[];
+    const kb = keys[b] as unknown[];
+    for (let j = 0; j < fields.length; j++) {
+      const c = compareSortValues(ka[j], kb[j]);
+      if (c !== 0) return c * (dirs[j] as number);
+    }
+    return a - b;
+  });
+  return order.map((i) => docs[i] as Doc);
+}
+
+/** BSON comparison order rank of the values fastSort handles; 0 for any other value. */
+function sortRank(v: unknown): number {
+  if (v === undefined || v === null) return 1;
+  switch (typeof v) {
+    case 'number':
+      return 2;
+    case 'string':
+      return 3;
+    case 'boolean':
+      return 8;
+    default:
+      return v instanceof Date ? 9 : 0;
+  }
+}
+
+function compareSortValues(a: unknown, b: unknown): number {
+  const ra = sortRank(a);
+  const rb = sortRank(b);
+  if (ra !== rb) return ra - rb;
+  switch (ra) {
+    case 2: {
+      const x = a as number;
+      const y = b as number;
+      if (Number.isNaN(x) || Number.isNaN(y))
+        return Number.isNaN(x) ? (Number.isNaN(y) ? 0 : -1) : 1;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 3:
+      return compareCodePoints(a as string, b as string);
+    case 8:
+      return Number(a) - Number(b);
+    case 9:
+      return (a as Date).getTime() - (b as Date).getTime();
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Strings in code point order, which is the UTF-8 byte order MongoDB's simple collation uses. UTF-16
+ * code units give the same order except where a surrogate (a code point above U+FFFF) meets a unit
+ * of U+E000-U+FFFF.
+ */
+function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys && (x >= 0xe000 || y >= 0xe000)) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 export function project(docs: Doc[], projection: Doc, variables?: Doc): Doc[] {

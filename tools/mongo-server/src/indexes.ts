@@ -13,6 +13,8 @@ export interface StoredRecord {
   seq?: number;
   /** BSON size of `doc`, when known (an upper bound for what a plain projection returns). */
   size?: number;
+  /** The BSON bytes of `doc` (raw.ts), set by every write. */
+  raw?: Uint8Array;
 }
 
 /** One level of an index's key tree: the values of one field, each leading to the next field. */

@@ -32,7 +32,7 @@ export function encodeSnapshot(store: Store): Buffer {
           count: coll.records.size,
         }),
       );
-      for (const r of coll.records) parts.push(serialize(r.doc));
+      for (const r of coll.records) parts.push(r.raw ?? serialize(r.doc));
     }
   }
   return Buffer.concat(parts);

@@ -6,7 +6,7 @@ import { emptySource, type DocSource } from './cursors';
 import { compileFilter, project, select } from './engine';
 import { MongoServerError } from './errors';
 import { compileFastProjection, FALLBACK } from './projection';
-import { compileRawProjection, RawBson, rawOf } from './raw';
+import { compileRawProjection, RawBson } from './raw';
 import { followKeyOrder, isPlainObject, retype, toView, type Doc } from './values';
 
 export interface ReadSpec {
@@ -114,9 +114,10 @@ export function findSource(
   // Plain top-level projections are made on the stored bytes (raw.ts); documents without a
   // projection are sent as their stored bytes by the reply encoder.
   const onBytes = compileRawProjection(projection && (toView(projection) as Doc));
+  const whole = !projection || Object.keys(projection).length === 0;
   const emit = (r: StoredRecord, source: DocSource): Doc => {
-    if (onBytes) {
-      const bytes = onBytes(rawOf(r.doc));
+    if (r.raw && (whole || onBytes)) {
+      const bytes = onBytes ? onBytes(r.raw) : r.raw;
       source.bound = bytes.length;
       return new RawBson(bytes) as unknown as Doc;
     }
@@ -129,6 +130,7 @@ export function findSource(
       doc: r.doc,
       view: r.view,
       size: r.size,
+      raw: r.raw,
     }));
     let i = 0;
     const sorted: DocSource = () => {
@@ -141,7 +143,7 @@ export function findSource(
   // Snapshot: the (immutable) document, view and size each candidate has now.
   const snapshot: StoredRecord[] = [];
   for (const r of coll.candidates(filterView))
-    snapshot.push({ doc: r.doc, view: r.view, size: r.size });
+    snapshot.push({ doc: r.doc, view: r.view, size: r.size, raw: r.raw });
   let skip = spec.skip ?? 0;
   let left = spec.limit ? spec.limit : Number.POSITIVE_INFINITY;
   let i = 0;

@@ -1,7 +1,7 @@
 // Stored documents as BSON bytes, so that reads send bytes instead of serialising documents again.
-// A stored document object is immutable (see values.ts), so its bytes can be remembered beside it
-// (a WeakMap keyed by the object: they go when it goes). They come from the insert's own wire
-// message when the document is stored as it arrived, else from serialising it once.
+// Each stored record keeps the bytes of its (immutable) document beside it (StoredRecord.raw): the
+// insert's own wire bytes when the document is stored as it arrived, else the document serialised
+// once when it is written.
 //
 // Cursor replies are assembled here around those bytes, and plain top-level projections
 // (`{_id: 0, a: 1, b: 1}`, `{data: 0}`) are applied to the bytes by copying whole elements. Written
@@ -10,40 +10,24 @@
 import { serialize } from 'bson';
 import { isPlainObject, type Doc } from './values';
 
-const bytesOf = new WeakMap<object, Uint8Array>();
-
-/** A document that is already BSON (a projection made on bytes); only cursor batches carry it. */
+/** A document that is already BSON (a stored document's bytes, or a projection made on them). */
 export class RawBson {
   constructor(readonly bytes: Uint8Array) {}
 }
 
-/** Remembers the wire bytes of a document decoded from them (see wire.ts). */
-export function rememberBytes(doc: Doc, bytes: Uint8Array): void {
-  bytesOf.set(doc, bytes);
-}
-
 /**
- * The size of a document stored as it was decoded, keeping its wire bytes as its stored bytes (a
- * document with a repeated field name keeps both fields in them, as mongod stores them; its
- * decoded form, which matching sees, has the last one). Serialised when no bytes are known.
+ * On the array of a document sequence (insert's `documents`): each document's wire bytes, so that
+ * a document stored as it came keeps them as its stored bytes (wire.ts sets it, insert uses it).
  */
-export function adoptBytes(doc: Doc): number {
-  return bytesOf.get(doc)?.length ?? storeBytes(doc);
+export const SEQUENCE_BYTES = Symbol('sequence bytes');
+
+/** The wire bytes wire.ts attached to a document sequence, if any. */
+export function sequenceBytes(docs: unknown[]): Uint8Array[] | undefined {
+  return (docs as { [SEQUENCE_BYTES]?: Uint8Array[] })[SEQUENCE_BYTES];
 }
 
-/** The BSON bytes of a stored document, serialised once and remembered. */
-export function rawOf(doc: Doc): Uint8Array {
-  let bytes = bytesOf.get(doc);
-  if (!bytes) {
-    bytes = serialize(doc);
-    bytesOf.set(doc, bytes);
-  }
-  return bytes;
-}
-
-/** Serialises a stored document now and remembers the bytes; returns its size. */
-export function storeBytes(doc: Doc): number {
-  return rawOf(doc).length;
+export function attachSequenceBytes(docs: unknown[], bytes: Uint8Array[]): void {
+  Object.defineProperty(docs, SEQUENCE_BYTES, { value: bytes, enumerable: false });
 }
 
 /**
@@ -71,7 +55,9 @@ export function compileRawProjection(
     const m = include ? 'include' : 'exclude';
     if (mode && mode !== m) return undefined;
     mode = m;
-    names.add(k);
+    // Element names are read from the bytes as latin1 (one char per byte, the cheapest decoding),
+    // so the wanted names are held in the same form: their UTF-8 bytes as latin1.
+    names.add(Buffer.from(k, 'utf8').toString('latin1'));
   }
   // `{_id: 1}` alone includes only `_id`; `{_id: 0}` alone excludes it.
   const inclusive = mode === 'include' || (mode === undefined && keepId);
@@ -81,7 +67,7 @@ export function compileRawProjection(
 }
 
 function projectBytes(src: Uint8Array, wanted: (name: string) => boolean): Uint8Array {
-  const buf = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+  const buf = Buffer.isBuffer(src) ? src : Buffer.from(src.buffer, src.byteOffset, src.byteLength);
   const end = buf.readInt32LE(0) - 1;
   const keep: number[] = [];
   let total = 5;
@@ -90,7 +76,7 @@ function projectBytes(src: Uint8Array, wanted: (name: string) => boolean): Uint8
     const start = at;
     const type = buf[at] as number;
     const nameEnd = buf.indexOf(0, at + 1);
-    const name = buf.toString('utf8', at + 1, nameEnd);
+    const name = buf.toString('latin1', at + 1, nameEnd);
     const next = elementEnd(buf, type, nameEnd + 1);
     if (wanted(name)) {
       keep.push(start, next);
@@ -146,10 +132,10 @@ function elementEnd(buf: Buffer, type: number, v: number): number {
   }
 }
 
-/** The bytes a batch entry contributes: a RawBson's own, a stored document's remembered ones. */
+/** The bytes a batch entry contributes: a RawBson's own, else the document serialised. */
 function entryBytes(doc: unknown): Uint8Array {
   if (doc instanceof RawBson) return doc.bytes;
-  return rawOf(doc as Doc);
+  return serialize(doc as Doc);
 }
 
 const ZERO = Buffer.from([0]);

@@ -2,7 +2,7 @@
 // https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/
 import { deserialize, serialize, type DeserializeOptions } from 'bson';
 import { crc32c } from './crc32c';
-import { encodeDocument, rememberBytes } from './raw';
+import { attachSequenceBytes, encodeDocument } from './raw';
 import type { Doc } from './values';
 
 export const OP_REPLY = 1;
@@ -129,15 +129,17 @@ export function parseFrame(frame: Buffer): Request {
           throw new ProtocolError(`Duplicate document sequence: ${identifier}`);
         const docs: Doc[] = [];
         const keepBytes = identifier === 'documents';
+        const bytes: Uint8Array[] = [];
         let p = docsAt;
         while (p < sectionEnd) {
           const [doc, next] = readDoc(frame, p, sectionEnd);
           // Insert's `documents` keep their bytes: stored as they came, they are sent back as
           // these bytes (raw.ts). A copy, so the frame itself is not held.
-          if (keepBytes) rememberBytes(doc, Buffer.from(frame.subarray(p, next)));
+          if (keepBytes) bytes.push(Buffer.from(frame.subarray(p, next)));
           docs.push(doc);
           p = next;
         }
+        if (keepBytes) attachSequenceBytes(docs, bytes);
         sequences.set(identifier, docs);
         at = sectionEnd;
       } else {

@@ -94,6 +94,38 @@ describe('conformance with the MongoDB 8.0 manual', () => {
       expect(docs.map((d) => d._id)).toEqual([3, 4, 2, 1]);
     });
 
+    it('when values of several types are sorted, then they follow the BSON comparison order, strings by code point (sort: "Comparison/Sort Order")', async () => {
+      const t = h.db.collection<Document & { _id: number }>('types');
+      await t.insertMany([
+        { _id: 1, v: true },
+        { _id: 2, v: 'é' },
+        { _id: 3, v: new Date(5) },
+        { _id: 4, v: 2.5 },
+        { _id: 5, v: '\u{1F600}' },
+        { _id: 6, v: null },
+        { _id: 7, v: Number.NaN },
+        { _id: 8, v: '\uFFFD' },
+        { _id: 9, v: false },
+        { _id: 10, v: -Infinity },
+        { _id: 11, v: 'a' },
+        { _id: 12, v: new Date(1) },
+        { _id: 13 },
+        { _id: 14, v: new Int32(1) },
+      ]);
+      const asc = (await t.find({}).sort({ v: 1 }).toArray()).map((d) => d._id);
+      expect(asc.slice(0, 2).sort((a, b) => a - b)).toEqual([6, 13]); // null and missing are equal
+      expect(asc.slice(2)).toEqual([7, 10, 14, 4, 11, 2, 8, 5, 9, 1, 12, 3]);
+      const desc = (await t.find({}).sort({ v: -1 }).toArray()).map((d) => d._id);
+      expect(desc.slice(0, 12)).toEqual([3, 12, 1, 9, 5, 8, 2, 11, 4, 14, 10, 7]);
+      expect(desc.slice(12).sort((a, b) => a - b)).toEqual([6, 13]);
+      // A compound sort orders by the second field within equal first ones.
+      const both = await t
+        .find({ _id: { $in: [4, 11, 14] } })
+        .sort({ missing: 1, v: -1 })
+        .toArray();
+      expect(both.map((d) => d._id)).toEqual([11, 4, 14]);
+    });
+
     it('when find uses let, then $$ variables hold the evaluated expressions (find: let)', async () => {
       const docs = await c
         .find({ $expr: { $eq: ['$a', '$$two'] } }, { let: { two: { $subtract: [5, 3] } } })

@@ -121,6 +121,17 @@ describe('reads from stored bytes', () => {
     expect(doc).toEqual(rest);
   });
 
+  it('when projected field names are not ASCII, then they are matched by their exact name', async () => {
+    const c = h.db.collection<AnyIdDoc>('t');
+    await c.insertOne({ _id: 1, ünï: 1, unï: 2, 名前: 3, ü: 4 });
+    expect(await c.find({}, { projection: { ünï: 1, 名前: 1 } }).toArray()).toEqual([
+      { _id: 1, ünï: 1, 名前: 3 },
+    ]);
+    expect(await c.find({}, { projection: { ünï: 0, _id: 0 } }).toArray()).toEqual([
+      { unï: 2, 名前: 3, ü: 4 },
+    ]);
+  });
+
   it('when a projection is only {_id: 1} or only {_id: 0}, then only _id, or everything but _id, comes back', async () => {
     const c = h.db.collection<AnyIdDoc>('t');
     await c.insertOne({ _id: 1, a: 1, b: 2 });

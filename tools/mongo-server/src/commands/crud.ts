@@ -5,6 +5,7 @@ import type { Collection, StoredRecord } from '../collection';
 import { evaluateLet, aggregate as runPipeline } from '../engine';
 import { MongoServerError } from '../errors';
 import { findRecords, findSource, projectRecords, validateSort } from '../query';
+import { sequenceBytes } from '../raw';
 import {
   fastSetUnset,
   parseUpdate,
@@ -220,10 +221,11 @@ const insert: CommandHandler = {
   run(ctx) {
     const name = collectionName(ctx);
     const docs = writeBatch(ctx, 'documents');
+    const wire = sequenceBytes(docs);
     const coll = ctx.store.ensureCollection(ctx.db, name);
     let n = 0;
-    const writeErrors = eachStatement(ctx, docs, (doc) => {
-      coll.insert(doc);
+    const writeErrors = eachStatement(ctx, docs, (doc, index) => {
+      coll.insert(doc, wire?.[index]);
       n++;
     });
     if (n) ctx.store.changed();
