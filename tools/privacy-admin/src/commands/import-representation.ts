@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createRepresentationRepository } from '@nhp/privacy-data-access';
-import { parseRepresentationImport } from '@nhp/privacy-domain';
+import { parseRepresentationImport, type RepresentationRelationship } from '@nhp/privacy-domain';
 import { CommandError, defineCommand, UsageError } from './command';
 
 interface ImportArgs {
@@ -78,7 +78,7 @@ them (PRIVACY_ALLOW_SYNTHETIC_IDS; by default outside production).`,
       journal: store.journal,
     });
     // Callers whose stored list equals the file's are left alone: a re-run writes nothing.
-    const changed = new Map();
+    const changed = new Map<string, RepresentationRelationship[]>();
     for (const [fnr, list] of parsed.byFnr) {
       const current = await representation.findRelationships(fnr);
       if (JSON.stringify(current) !== JSON.stringify(list)) changed.set(fnr, list);
