@@ -104,7 +104,7 @@ const settingsOperations: OperationSpec[] = [
       description: 'Stored (or unchanged).',
       schema: settInnbyggersPersonvernInnstillingV2ResponseSchema,
     },
-    errors: [...STANDARD_ERRORS, 413],
+    errors: STANDARD_ERRORS,
   },
   {
     method: 'post',

@@ -141,9 +141,17 @@ describe('buildOpenApiDocument', () => {
     expect(paths['/part/v1']?.['post']?.['description']).toContain('personverninnstilling_admin');
   });
 
-  it('when an operation lists error statuses, then each answers ErrorResponse', () => {
+  it('when an operation lists error statuses, then each answers ErrorResponse, plus 413 and 415 with a body', () => {
     const responses = paths['/part/v1']?.['post']?.['responses'] as Record<string, unknown>;
-    expect(Object.keys(responses).sort()).toEqual(['201', '400', '401', '403', '500']);
+    expect(Object.keys(responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '413',
+      '415',
+      '500',
+    ]);
     expect(responses['403']).toEqual({ $ref: '#/components/responses/Error403' });
   });
 });

@@ -122,7 +122,9 @@ export function buildOpenApiDocument(
       };
     }
     responses[String(op.success.status)] = success;
-    for (const status of op.errors) {
+    // Any operation with a body may also meet its size limit and the content-type rule.
+    const errors = op.body ? [...new Set([...op.errors, 413, 415])] : op.errors;
+    for (const status of errors) {
       responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
     }
     const operation: Json = {
