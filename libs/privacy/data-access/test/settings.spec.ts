@@ -14,6 +14,7 @@ import {
   createSettingRepository,
   ensureJournalIndexes,
   PROOFS_COLLECTION,
+  SETTING_HISTORY_LIMIT,
   SETTINGS_COLLECTION,
   type Journal,
   type SettingRepository,
@@ -191,6 +192,34 @@ describe('settings storage', () => {
     // The same old request replayed is recorded once.
     await set(fnr, { aktiv: false, tidspunkt: '2026-01-01T00:00:00Z' });
     expect((await repo.findForWrite(fnr, DEF))?.history).toHaveLength(2);
+  });
+
+  it('when a setting changes more often than the history keeps, then the document keeps the latest entries and the state goes on counting', async () => {
+    const limit = 5;
+    const small = createSettingRepository({ connection: conn, journal, historyLimit: limit });
+    const smallService = createSettingsService({
+      definitions: {
+        findDefinition: async () => definition(DEF),
+        listDefinitionsOfPart: async () => [],
+      },
+      grants: { allows: async () => true },
+      store: small,
+      now: () => new Date(),
+      allowSyntheticIds: true,
+      pageSize: 10,
+    });
+    const fnr = syntheticFnr(5);
+    const changes = limit + 3;
+    for (let i = 0; i < changes; i++) {
+      await smallService.set(
+        { actor },
+        { innbyggerFnr: fnr, definisjonGuid: DEF, partKode: 'studie', aktiv: i % 2 === 0 },
+      );
+    }
+    const stored = await small.findForWrite(fnr, DEF);
+    expect(stored?.state.sekvensnummer).toBe(changes);
+    expect(stored?.history.map((e) => e.sekvensnummer)).toEqual([4, 5, 6, 7, 8]);
+    expect(SETTING_HISTORY_LIMIT).toBeGreaterThanOrEqual(100);
   });
 
   it('when the active citizens are walked while others write, then no entry comes twice and every instance active throughout comes once', async () => {

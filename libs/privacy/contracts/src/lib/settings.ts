@@ -18,8 +18,14 @@ const piTypeInput = z
   .transform((v) => v.toLowerCase())
   .pipe(piTypeSchema);
 
-const MAX_TEXT = 1000;
-const MAX_ITEMS = 200;
+/**
+ * Bounds of the citizen metadata. One recorded request keeps its metadata in the setting's
+ * history, which lives in the setting's document (at most the last 400 requests, see the
+ * repository): with these bounds a history entry stays under 30 kB, so the document stays well
+ * under MongoDB's 16 MiB whatever a client sends.
+ */
+const MAX_TEXT = 200;
+const MAX_ITEMS = 50;
 
 const text = z.string().max(MAX_TEXT);
 const optionalText = text.nullish();
@@ -82,7 +88,8 @@ export const settInnbyggersPersonvernInnstillingV2RequestSchema = z
   .strictObject({
     innbyggerFnr,
     definisjonGuid: uuid,
-    definisjonNavn: optionalText,
+    /** Informational only (never stored). */
+    definisjonNavn: z.string().max(1000).nullish(),
     partKode,
     typePi: piTypeInput.nullish(),
     aktiv: z.boolean(),
@@ -125,7 +132,8 @@ export const sjekkInnbyggersPiStatusV2RequestSchema = z
   .strictObject({
     innbyggerFnr,
     definisjonGuid: uuid,
-    definisjonNavn: optionalText,
+    /** Informational only (never stored). */
+    definisjonNavn: z.string().max(1000).nullish(),
     partKode,
   })
   .meta({ id: 'SjekkInnbyggersPiStatusV2Request' });

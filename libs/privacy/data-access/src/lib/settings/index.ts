@@ -2,6 +2,7 @@ export {
   createSettingRepository,
   PROOFS_COLLECTION,
   SETTING_COUNTERS_COLLECTION,
+  SETTING_HISTORY_LIMIT,
   SETTINGS_COLLECTION,
   type CreateSettingRepositoryOptions,
   type SettingRepository,

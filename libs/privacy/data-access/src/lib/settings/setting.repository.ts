@@ -24,6 +24,13 @@ export const SETTINGS_COLLECTION = 'privacy_settings';
 export const SETTING_COUNTERS_COLLECTION = 'privacy_setting_counters';
 export const PROOFS_COLLECTION = 'privacy_proofs';
 
+/**
+ * The history in a setting's document keeps the last this many recorded requests (with the request
+ * bounds of the contracts, a few MB at most: far from the 16 MiB document limit). Older ones stay in
+ * the audit trail.
+ */
+export const SETTING_HISTORY_LIMIT = 400;
+
 /** pagingKey is an int32 cursor for clients: a definition can hold this many instances. */
 const INT32_MAX = 2_147_483_647;
 
@@ -108,10 +115,13 @@ function toState(
 export interface CreateSettingRepositoryOptions {
   connection: Connection;
   journal: Pick<Journal, 'register' | 'flushSoon'>;
+  /** Default SETTING_HISTORY_LIMIT (tests use a small one). */
+  historyLimit?: number;
 }
 
 export function createSettingRepository(options: CreateSettingRepositoryOptions) {
   const { connection, journal } = options;
+  const historyLimit = options.historyLimit ?? SETTING_HISTORY_LIMIT;
   const Settings =
     connection.models['PrivacySetting'] ?? connection.model('PrivacySetting', settingSchema);
   const Proofs = connection.models['PrivacyProof'] ?? connection.model('PrivacyProof', proofSchema);
@@ -243,7 +253,7 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
           { _id: id, version: expectedVersion },
           {
             $set: { ...fields, version: expectedVersion + 1 },
-            $push: { history: entry, ...push },
+            $push: { history: { $each: [entry], $slice: -historyLimit }, ...push },
           },
         );
         if (result.matchedCount === 0) return 'conflict';

@@ -23,7 +23,13 @@ import type { Actor, Definition, DefinitionLookup, GrantLookup } from '../types'
 import { definitionWindowOpen, isActiveAt } from './active';
 import { decideSet } from './decide';
 import { invalidPeriodIndex, normaliseMetadata } from './metadata';
-import type { NewProof, SettingHistoryEntry, SettingsStore, SettingWriteRecord } from './model';
+import type {
+  NewProof,
+  SettingHistoryEntry,
+  SettingsStore,
+  SettingWriteRecord,
+  StoredSetting,
+} from './model';
 import { parseProof } from './proof';
 import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
 import { activeCitizenView, activePageView, settingView } from './view';
@@ -182,7 +188,8 @@ export function createSettingsService(ports: SettingsServicePorts) {
         continue;
       }
 
-      const stored = current!;
+      // decideSet answers 'create' exactly when there is no instance.
+      const stored = current as StoredSetting;
       const recordNo = stored.version + 1;
       if (decision.kind === 'superseded') {
         const outcome = await store.update({
@@ -294,16 +301,19 @@ export function createSettingsService(ports: SettingsServicePorts) {
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
-    const withProof = stored.history.filter((e) => e.proof !== null);
+    const withProof = stored.history.flatMap((entry) =>
+      entry.proof ? [{ entry, proofId: entry.proof.id }] : [],
+    );
     const proofs = new Map(
-      (await store.loadProofs(withProof.map((e) => e.proof!.id))).map((p) => [p.id, p]),
+      (await store.loadProofs(withProof.map((e) => e.proofId))).map((p) => [p.id, p]),
     );
     const ordered = [...withProof].sort(
-      (a, b) => a.sekvensnummer - b.sekvensnummer || a.recordNo - b.recordNo,
+      (a, b) =>
+        a.entry.sekvensnummer - b.entry.sekvensnummer || a.entry.recordNo - b.entry.recordNo,
     );
     return {
-      opplastedeBevis: ordered.flatMap((entry) => {
-        const proof = proofs.get(entry.proof!.id);
+      opplastedeBevis: ordered.flatMap(({ entry, proofId }) => {
+        const proof = proofs.get(proofId);
         if (!proof) return [];
         const current = entry.applied && entry.sekvensnummer === stored.state.sekvensnummer;
         return [
@@ -331,7 +341,8 @@ export function createSettingsService(ports: SettingsServicePorts) {
     const after = query.pagingReference ?? 0;
     const rows = await store.pageActive(definition.definisjonGuid, after, ports.pageSize + 1);
     const page = rows.slice(0, ports.pageSize);
-    const next = rows.length > ports.pageSize ? page[page.length - 1]!.pagingKey : 0;
+    const lastOfPage = page.at(-1);
+    const next = rows.length > ports.pageSize && lastOfPage ? lastOfPage.pagingKey : 0;
     const entries = page
       .filter((instance) => isActiveAt(definition, instance, now))
       .map((instance) => activeCitizenView(definition, instance));
