@@ -35,6 +35,7 @@ export {
 } from './lib/inclusions/set-inclusion';
 export {
   getRepresentation,
+  MAX_RELATIONSHIPS_PER_CALLER,
   parseRepresentationImport,
   tilleggsinfoOf,
   type ImportLineError,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   getRepresentation,
+  MAX_RELATIONSHIPS_PER_CALLER,
   parseFnr,
   parseRepresentationImport,
   tilleggsinfoOf,
@@ -172,6 +173,21 @@ describe('reading an import file', () => {
     expect(result.errors[1]?.message).toContain('fnr');
     expect(result.errors[5]?.message).toContain('repeats');
     expect(JSON.stringify(result.errors)).not.toContain('13116950216');
+  });
+
+  it('when a caller has more relationships than one document holds, then the lines beyond the bound are bad', () => {
+    const lines = Array.from({ length: MAX_RELATIONSHIPS_PER_CALLER + 1 }, (_, i) =>
+      line({
+        annenFnr: fnrBornOn(new Date(Date.UTC(2000, 0, 1) + i * 86_400_000)),
+        fornavn: 'x'.repeat(200),
+      }),
+    );
+    const result = parseRepresentationImport(lines.join('\n'), options);
+    if (result.ok) throw new Error('expected errors');
+    expect(result.errors).toEqual([
+      { line: MAX_RELATIONSHIPS_PER_CALLER + 1, message: expect.stringContaining('more than') },
+    ]);
+    expect(parseRepresentationImport(line({ fornavn: 'x'.repeat(201) }), options).ok).toBe(false);
   });
 
   it('when a number is synthetic, then it is accepted only when synthetic numbers are allowed', () => {

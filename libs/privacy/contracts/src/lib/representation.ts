@@ -44,18 +44,20 @@ export const FORELDRE_TYPE = 'foreldre';
  * or is represented by, the person `annenFnr` whose profile is given. Identity numbers are checked
  * by the domain (their rules need configuration).
  */
+const name = z.string().max(200);
+
 export const representationImportLineSchema = z.strictObject({
   fnr: z.string().min(1),
   annenFnr: z.string().min(1),
   eksternProfilGuid: z.guid(),
-  fornavn: z.string(),
-  mellomnavn: z.string().nullish(),
-  etternavn: z.string(),
-  representasjonsforholdType: z.string().min(1),
+  fornavn: name,
+  mellomnavn: name.nullish(),
+  etternavn: name,
+  representasjonsforholdType: z.string().min(1).max(100),
   /**
    * The other person (a child) lives at another address than the caller: true, or the address
    * itself (a non-empty text counts as true).
    */
-  annenAdresse: z.union([z.boolean(), z.string()]).nullish(),
+  annenAdresse: z.union([z.boolean(), z.string().max(500)]).nullish(),
 });
 export type RepresentationImportLine = z.infer<typeof representationImportLineSchema>;

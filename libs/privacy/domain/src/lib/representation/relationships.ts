@@ -73,6 +73,9 @@ export interface ImportLineError {
   message: string;
 }
 
+/** A caller's list is one document: this bound keeps it far below MongoDB's 16 MiB. */
+export const MAX_RELATIONSHIPS_PER_CALLER = 1000;
+
 export type RepresentationImport =
   | { ok: true; byFnr: Map<string, RepresentationRelationship[]>; lines: number }
   | { ok: false; errors: ImportLineError[] };
@@ -131,6 +134,9 @@ export function parseRepresentationImport(
       ]);
       if (bad.length === 0 && seen.has(key)) {
         bad.push('repeats an earlier line (same fnr, annenFnr and representasjonsforholdType)');
+      }
+      if (bad.length === 0 && (byFnr.get(value.fnr)?.length ?? 0) >= MAX_RELATIONSHIPS_PER_CALLER) {
+        bad.push(`more than ${MAX_RELATIONSHIPS_PER_CALLER} relationships for this fnr`);
       }
       if (bad.length > 0) {
         errors.push({ line, message: bad.join('; ') });
