@@ -46,7 +46,10 @@ describe('settings operations under invalid bodies', () => {
           ({ key, value }) =>
             !(key === 'tbInnbyggerMetadata' && typeof value === 'object' && !Array.isArray(value)),
         )
-        .filter(({ key, value }) => !(key.startsWith('signertBevis') && value === null))
+        // An empty or null proof field counts as no proof: a valid request.
+        .filter(
+          ({ key, value }) => !(key.startsWith('signertBevis') && (value === null || value === '')),
+        )
         .filter(({ key, value }) => !(key === 'typePi' && value === null))
         .filter(({ key, value }) => !(key === 'tidspunkt' && value === null))
         .map(({ key, value }) => ({ ...valid, [key]: value })),
