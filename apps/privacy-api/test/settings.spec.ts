@@ -86,6 +86,26 @@ describe('settinnbyggerspersonverninnstilling', () => {
     expect(res.body).toEqual({ returKode: 'ok', instansEndret: 'endret' });
   });
 
+  it('when the definition has a GUID that is not an RFC 4122 variant, or the client spells it in upper case, then it is the same definition', async () => {
+    const def = await seeded(TEMPLATES.reservasjon, {
+      definisjonGuid: '00000000-0000-0000-0000-00000000abcd',
+    } as Partial<Definition>);
+    const fnr = nextFnr();
+    const auth = await writer();
+    const res = await post(
+      PATHS.set,
+      setBody(def, fnr, { definisjonGuid: def.definisjonGuid.toUpperCase() }),
+      auth,
+    );
+    expect(res.body).toEqual({ returKode: 'ok', instansEndret: 'endret' });
+    const status = await post(
+      PATHS.status,
+      { innbyggerFnr: fnr, definisjonGuid: def.definisjonGuid, partKode: def.partKode },
+      auth,
+    );
+    expect(status.body).toMatchObject({ definisjonGuid: def.definisjonGuid, sekvensnummer: 1 });
+  });
+
   it('when clients call the PascalCase path under the gateway prefix, then it is the same operation', async () => {
     const def = await seeded();
     const fnr = nextFnr();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guidSchema } from './common';
 
 /**
  * Citizens' privacy settings, version 2 (the operations under /personverninnstillinger).
@@ -29,7 +30,9 @@ const MAX_ITEMS = 50;
 
 const text = z.string().max(MAX_TEXT);
 const optionalText = text.nullish();
-const uuid = z.uuid();
+// Any 8-4-4-4-12 hex GUID, as definitions accept (z.uuid() would refuse GUIDs that are not RFC 4122
+// variants, which some clients' systems generate).
+const uuid = guidSchema;
 
 /**
  * A point in time: ISO 8601 with an offset or `Z`; a time without an offset, or a date alone,
