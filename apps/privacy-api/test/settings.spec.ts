@@ -390,6 +390,31 @@ describe('proofs', () => {
   });
 });
 
+describe('body limits', () => {
+  it('when a set body is over 6 MiB, then 413 EPVK-100413; a read body over 256 KiB too', async () => {
+    const def = await seeded();
+    const auth = await writer();
+    const fnr = nextFnr();
+    const huge = await post(
+      PATHS.set,
+      setBody(def, fnr, {
+        signertBevisMimeType: 'image/png',
+        signertBevisInnhold: 'A'.repeat(6 * 1024 * 1024 + 16),
+      }),
+      auth,
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.body.code).toBe('EPVK-100413');
+    expect(await settingsOf(fnr)).toBe(0);
+    const bigRead = await post(
+      PATHS.status,
+      { innbyggerFnr: fnr, definisjonGuid: def.definisjonGuid, partKode: 'x'.repeat(300 * 1024) },
+      auth,
+    );
+    expect(bigRead.status).toBe(413);
+  });
+});
+
 describe('sjekkinnbyggerspistatus and hentinnbyggerspiforpart', () => {
   it('when the citizen has no instance, then the definition with aktiv false, no sekvensnummer and its FasteMetadata', async () => {
     const def = await seeded(TEMPLATES.tilgangsbegrensning);
