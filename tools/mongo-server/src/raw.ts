@@ -39,7 +39,7 @@ export function compileRawProjection(
   projection: Doc | undefined,
 ): ((bytes: Uint8Array) => Uint8Array) | undefined {
   if (!projection || Object.keys(projection).length === 0) return undefined;
-  const names = new Set<string>();
+  const names: Buffer[] = [];
   let mode: 'include' | 'exclude' | undefined;
   let keepId = true;
   for (const [k, v] of Object.entries(projection)) {
@@ -55,18 +55,33 @@ export function compileRawProjection(
     const m = include ? 'include' : 'exclude';
     if (mode && mode !== m) return undefined;
     mode = m;
-    // Element names are read from the bytes as latin1 (one char per byte, the cheapest decoding),
-    // so the wanted names are held in the same form: their UTF-8 bytes as latin1.
-    names.add(Buffer.from(k, 'utf8').toString('latin1'));
+    names.push(Buffer.from(k, 'utf8'));
   }
   // `{_id: 1}` alone includes only `_id`; `{_id: 0}` alone excludes it.
   const inclusive = mode === 'include' || (mode === undefined && keepId);
-  const wanted = (name: string): boolean =>
-    name === '_id' ? keepId : inclusive ? names.has(name) : !names.has(name);
+  // Element names are compared as bytes (their UTF-8 form), without decoding them to strings.
+  const wanted = (buf: Buffer, from: number, to: number): boolean => {
+    if (to - from === 3 && buf[from] === 0x5f && buf[from + 1] === 0x69 && buf[from + 2] === 0x64)
+      return keepId;
+    return inclusive === isOneOf(buf, from, to, names);
+  };
   return (bytes) => projectBytes(bytes, wanted);
 }
 
-function projectBytes(src: Uint8Array, wanted: (name: string) => boolean): Uint8Array {
+function isOneOf(buf: Buffer, from: number, to: number, names: Buffer[]): boolean {
+  const len = to - from;
+  next: for (const name of names) {
+    if (name.length !== len) continue;
+    for (let i = 0; i < len; i++) if (name[i] !== buf[from + i]) continue next;
+    return true;
+  }
+  return false;
+}
+
+function projectBytes(
+  src: Uint8Array,
+  wanted: (buf: Buffer, from: number, to: number) => boolean,
+): Uint8Array {
   const buf = Buffer.isBuffer(src) ? src : Buffer.from(src.buffer, src.byteOffset, src.byteLength);
   const end = buf.readInt32LE(0) - 1;
   const keep: number[] = [];
@@ -76,9 +91,8 @@ function projectBytes(src: Uint8Array, wanted: (name: string) => boolean): Uint8
     const start = at;
     const type = buf[at] as number;
     const nameEnd = buf.indexOf(0, at + 1);
-    const name = buf.toString('latin1', at + 1, nameEnd);
     const next = elementEnd(buf, type, nameEnd + 1);
-    if (wanted(name)) {
+    if (wanted(buf, at + 1, nameEnd)) {
       keep.push(start, next);
       total += next - start;
     }
@@ -155,19 +169,25 @@ function elementsOf(doc: Doc): Buffer {
   return Buffer.from(b.buffer, b.byteOffset + 4, b.byteLength - 5);
 }
 
+function withHeadroom(body: Uint8Array, headroom: number): Buffer {
+  const out = Buffer.allocUnsafe(headroom + body.length);
+  out.set(body, headroom);
+  return out;
+}
+
 /**
- * Encodes a reply. A cursor reply (`{cursor: {firstBatch|nextBatch: [...], ...}, ...}`) is assembled
+ * Encodes a reply, after `headroom` bytes left for the caller (the message header). A cursor reply (`{cursor: {firstBatch|nextBatch: [...], ...}, ...}`) is assembled
  * from the batch documents' bytes; everything else is serialised as usual.
  */
-export function encodeDocument(reply: Doc): Uint8Array {
+export function encodeDocument(reply: Doc, headroom = 0): Buffer {
   const cursor = reply['cursor'];
-  if (!isPlainObject(cursor)) return serialize(reply);
+  if (!isPlainObject(cursor)) return withHeadroom(serialize(reply), headroom);
   const batchKey = Array.isArray(cursor['firstBatch'])
     ? 'firstBatch'
     : Array.isArray(cursor['nextBatch'])
       ? 'nextBatch'
       : undefined;
-  if (!batchKey) return serialize(reply);
+  if (!batchKey) return withHeadroom(serialize(reply), headroom);
   const batch = cursor[batchKey] as unknown[];
   const parts: Uint8Array[] = [];
   let arrayLen = 5;
@@ -211,9 +231,9 @@ export function encodeDocument(reply: Doc): Uint8Array {
       topLen += e.length;
     }
   }
-  const out = Buffer.allocUnsafe(topLen);
-  out.writeInt32LE(topLen, 0);
-  let w = 4;
+  const out = Buffer.allocUnsafe(headroom + topLen);
+  out.writeInt32LE(topLen, headroom);
+  let w = headroom + 4;
   for (const p of topParts) {
     out.set(p, w);
     w += p.length;

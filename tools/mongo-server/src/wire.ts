@@ -173,9 +173,12 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
 }
 
 export function encodeMsg(responseTo: number, doc: Doc): Buffer {
-  const body = encodeDocument(doc);
-  const flags = Buffer.alloc(5); // flagBits (0) + section kind 0
-  return Buffer.concat([header(16 + 5 + body.length, responseTo, OP_MSG), flags, body]);
+  // The body is encoded after room for the header, flagBits (0) and section kind 0: one buffer.
+  const out = encodeDocument(doc, 21);
+  header(out.length, responseTo, OP_MSG).copy(out, 0);
+  out.writeUInt32LE(0, 16);
+  out[20] = 0;
+  return out;
 }
 
 export function encodeReply(responseTo: number, doc: Doc): Buffer {
