@@ -73,6 +73,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
     logger: context.logger,
     errorFormatter: createPrivacyErrorFormatter({ allowDebug }),
     bodyLimit: bodyLimitFor(basePath),
+    trustProxy: context.options.trustProxy,
     health: healthRouter(deps.health, { probes: false }),
     routes(app) {
       app.use(checkDebugHeader);

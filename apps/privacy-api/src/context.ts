@@ -29,6 +29,8 @@ export interface PrivacyOptions {
   allowDebug: boolean;
   /** Entries per page of the active-citizens walk. */
   pageSize: number;
+  /** Express "trust proxy" (HTTP_TRUST_PROXY): whether X-Forwarded-* describe the client's URL. */
+  trustProxy: boolean | number | string;
 }
 
 /**
@@ -61,6 +63,7 @@ export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
   allowSyntheticIds: true,
   allowDebug: true,
   pageSize: 1000,
+  trustProxy: false,
 };
 
 export interface CreatePrivacyContextInput {

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       allowSyntheticIds: resolveAllowSyntheticIds(config),
       allowDebug: resolveAllowDebug(config),
       pageSize: config.PRIVACY_PAGE_SIZE,
+      trustProxy: config.HTTP_TRUST_PROXY,
     },
   });
   // The models exist once the context is built, so index sync sees every declared index.

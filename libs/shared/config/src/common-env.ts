@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   envBool,
   envDurationMs,
@@ -27,6 +28,25 @@ export const HTTP_SERVER_DEFAULTS = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
   HTTP_MAX_CONNECTIONS: 10_000,
 } as const;
+
+const trustProxySchema = z.string().transform((raw, ctx): boolean | number | string => {
+  const value = raw.trim();
+  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  const parts = value.split(',').map((p) => p.trim());
+  if (
+    value !== '' &&
+    parts.every((p) => /^[0-9A-Fa-f:.\/]+$|^(loopback|linklocal|uniquelocal)$/.test(p))
+  ) {
+    return parts.join(',');
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'expected true, false, a hop count, or addresses/subnets/loopback|linklocal|uniquelocal',
+  });
+  return z.NEVER;
+});
 
 /**
  * Variables every app reads. Apps spread this into their own schema:
@@ -60,6 +80,13 @@ export const commonEnvShape = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: envDurationMs(HTTP_SERVER_DEFAULTS.HTTP_KEEP_ALIVE_TIMEOUT_MS),
   /** Open connections per process; Node drops further ones as they arrive. */
   HTTP_MAX_CONNECTIONS: envInt({ min: 1, default: HTTP_SERVER_DEFAULTS.HTTP_MAX_CONNECTIONS }),
+  /**
+   * Express "trust proxy": which hops' X-Forwarded-Proto/-Host/-For count. `false` (default: the
+   * peer is the client), `true` (trust every hop), a hop count, or a comma-separated list of
+   * addresses, subnets or the names loopback, linklocal and uniquelocal. Behind a gateway that
+   * terminates TLS it must name the gateway, or URLs the client signed (DPoP's htu) look like http.
+   */
+  HTTP_TRUST_PROXY: trustProxySchema.default(false),
 };
 
 /** MONGO_AUTO_INDEX with its NODE_ENV-dependent default applied. */

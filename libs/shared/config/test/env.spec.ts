@@ -102,7 +102,17 @@ describe('commonEnvShape', () => {
       HTTP_REQUEST_TIMEOUT_MS: 30_000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
       HTTP_MAX_CONNECTIONS: 10_000,
+      HTTP_TRUST_PROXY: false,
     });
+  });
+
+  it('when HTTP_TRUST_PROXY is set, then booleans, hop counts and address lists are what Express takes, and anything else is refused', () => {
+    const trust = (value: string) => parseEnv(schema, { HTTP_TRUST_PROXY: value }).HTTP_TRUST_PROXY;
+    expect(trust('TRUE')).toBe(true);
+    expect(trust('false')).toBe(false);
+    expect(trust('2')).toBe(2);
+    expect(trust('loopback, 10.0.0.0/8')).toBe('loopback,10.0.0.0/8');
+    expect(() => trust('gateway.example')).toThrow(/HTTP_TRUST_PROXY: expected true, false/);
   });
 
   it('when the HTTP server limits are set, then durations take units and the connection cap must be positive', () => {
