@@ -4,6 +4,8 @@ import {
   settingChangedEventDataSchema,
 } from '@nhp/privacy-contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { createSettingEventPublisher, privacyEventsStreamSpec } from '@nhp/privacy-data-access';
+import { createLogger } from '@nhp/shared-logger';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
 import { PATHS, syntheticFnr } from './settings-fixtures';
@@ -114,6 +116,54 @@ describe('setting-changed events', () => {
       (e) => (e.event.data as { innbyggerFnr?: string }).innbyggerFnr === fnr,
     );
     expect(mine).toHaveLength(0);
+  });
+
+  it('when the same event is published twice (a retry after a lost ack), then the stream holds it once, and the stream is provisioned as documented', async () => {
+    const publish = createSettingEventPublisher({
+      nats: () => h.get().nats,
+      logger: createLogger({ name: 'events-test', level: 'silent' }),
+    });
+    const event = {
+      id: `retry-${Date.now()}`,
+      subject: 'privacy.events.setting-changed.retry',
+      type: SETTING_CHANGED_EVENT_TYPE,
+      time: new Date().toISOString(),
+      data: {
+        definisjonGuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+        partKode: 'retry',
+        typePi: 'samtykke',
+        innbyggerFnr: nextFnr(),
+        aktiv: true,
+        sekvensnummer: 1,
+        sistEndretTidspunkt: new Date().toISOString(),
+      },
+    };
+    await publish(event);
+    await publish(event);
+    const copies = (await streamEvents()).filter((e) => e.event.id === event.id);
+    expect(copies).toHaveLength(1);
+    const info = await (await jetstreamManager(h.get().nats)).streams.info(PRIVACY_EVENTS_STREAM);
+    expect(info.config.subjects).toEqual(privacyEventsStreamSpec.subjects);
+    expect(info.config.storage).toBe('file');
+    expect(info.config.duplicate_window).toBe(
+      privacyEventsStreamSpec.duplicateWindowMs * 1_000_000,
+    );
+  });
+
+  it('when an event does not fit the setting-changed contract, then it is refused before it is sent', async () => {
+    const publish = createSettingEventPublisher({
+      nats: () => h.get().nats,
+      logger: createLogger({ name: 'events-test', level: 'silent' }),
+    });
+    await expect(
+      publish({
+        id: `bad-${Date.now()}`,
+        subject: 'privacy.events.setting-changed.bad',
+        type: SETTING_CHANGED_EVENT_TYPE,
+        time: new Date().toISOString(),
+        data: { partKode: 'bad' },
+      }),
+    ).rejects.toThrow();
   });
 
   it('when NATS is down during writes, then every write is acknowledged, and once NATS is back each event is in the stream exactly once', async () => {
