@@ -198,13 +198,17 @@ function rssMb(pid: number): { rss: number; peak: number } {
  * imports them, each as its own program.
  */
 function importOnce(ctx: Context, mongoUrl: string, files: { tg?: string; rg?: string } = {}) {
+  // The importer has no built-in upstream: without files, the shipped sample data, version 1.
+  const sample = (name: string) => join(ROOT, 'tools/refsync-sample-data/data/v1', name);
   return runTsOrThrow('apps/refsync-importer/src/main.ts', ['--once'], {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     MONGO_URL: mongoUrl,
     NATS_URL: ctx.natsUrl,
-    ...(files.tg ? { REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(files.tg).href } : {}),
-    ...(files.rg ? { REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(files.rg).href } : {}),
+    REFSYNC_SOURCE_TREATMENT_GROUP: pathToFileURL(files.tg ?? sample('treatment-groups.json')).href,
+    REFSYNC_SOURCE_REIMBURSEMENT_GROUP: pathToFileURL(
+      files.rg ?? sample('reimbursement-groups.json'),
+    ).href,
   });
 }
 
@@ -319,7 +323,7 @@ function summarise(rounds: Round[]) {
  */
 async function sampleThroughput(ctx: Context): Promise<Result[]> {
   const mongoUrl = withDatabase(ctx.mongoUri, 'bench_sample');
-  await importOnce(ctx, mongoUrl); // the importer's default sources: the shipped sample, v1
+  await importOnce(ctx, mongoUrl); // the shipped sample, v1
   const pinning = cpuPinning();
   say(
     pinning
