@@ -51,16 +51,146 @@ export function compileFilter(filter: Doc, variables?: Doc): Matcher {
   }
   try {
     const q = new Query(filter, options({ variables }));
-    return (doc) => {
+    const test = (doc: Doc): boolean => {
       try {
         return q.test(doc);
       } catch (err) {
         throw fromQueryEngineError(err, 'query');
       }
     };
+    const fast = compileScalarFilter(filter);
+    if (!fast) return test;
+    return (doc) => fast(doc) ?? test(doc);
   } catch (err) {
     throw fromQueryEngineError(err, 'query');
   }
+}
+
+/** A filter decided on one document: true/false, or undefined when mingo must decide. */
+export type TriMatcher = (doc: Doc) => boolean | undefined;
+
+const COMPARISONS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
+
+/**
+ * A matcher for filters made of `$and`/`$or` over top-level fields compared (`$eq`, `$ne`, `$gt`,
+ * `$gte`, `$lt`, `$lte`, or a plain value) with strings, finite numbers, booleans, dates or null:
+ * refsync's list filters and most others. It decides a document whose compared values are scalars
+ * (or missing) exactly as MongoDB does: equality and order within one type only (type
+ * bracketing; numbers compare by value across BSON types, as the view holds them), null equal to
+ * missing, `$ne` the negation of `$eq`. A value that is an array, a document, NaN or another BSON
+ * type leaves the document undecided (undefined), and mingo decides it. Undefined for any other
+ * filter (it is compiled by mingo alone). `test/planner.spec.ts` compares it with mingo.
+ */
+export function compileScalarFilter(filter: Doc): TriMatcher | undefined {
+  const parts: TriMatcher[] = [];
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(cond) || cond.length === 0) return undefined;
+      const subs: TriMatcher[] = [];
+      for (const c of cond) {
+        if (!isPlainDoc(c)) return undefined;
+        const m = compileScalarFilter(c);
+        if (!m) return undefined;
+        subs.push(m);
+      }
+      parts.push(key === '$and' ? allOf(subs) : anyOf(subs));
+      continue;
+    }
+    if (key === '' || key.startsWith('$') || key.includes('.')) return undefined;
+    if (isPlainDoc(cond)) {
+      const ops = Object.entries(cond);
+      if (ops.length === 0) return undefined;
+      for (const [op, operand] of ops) {
+        if (!COMPARISONS.has(op) || !scalarOperand(operand)) return undefined;
+        if (operand === null && op !== '$eq' && op !== '$ne') return undefined;
+        parts.push(fieldTest(key, op, operand));
+      }
+      continue;
+    }
+    if (!scalarOperand(cond)) return undefined;
+    parts.push(fieldTest(key, '$eq', cond));
+  }
+  return allOf(parts);
+}
+
+const isPlainDoc = (v: unknown): v is Doc =>
+  v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+
+function scalarOperand(v: unknown): boolean {
+  return (
+    v === null ||
+    typeof v === 'string' ||
+    typeof v === 'boolean' ||
+    (typeof v === 'number' && Number.isFinite(v)) ||
+    (v instanceof Date && !Number.isNaN(v.getTime()))
+  );
+}
+
+function allOf(parts: TriMatcher[]): TriMatcher {
+  if (parts.length === 1) return parts[0] as TriMatcher;
+  return (doc) => {
+    let undecided = false;
+    for (const p of parts) {
+      const r = p(doc);
+      if (r === false) return false;
+      if (r === undefined) undecided = true;
+    }
+    return undecided ? undefined : true;
+  };
+}
+
+function anyOf(parts: TriMatcher[]): TriMatcher {
+  return (doc) => {
+    let undecided = false;
+    for (const p of parts) {
+      const r = p(doc);
+      if (r === true) return true;
+      if (r === undefined) undecided = true;
+    }
+    return undecided ? undefined : false;
+  };
+}
+
+/** -1/0/1 when `v` and the operand are of one comparable type, null when of different types. */
+function compareScalar(v: unknown, operand: unknown): number | null {
+  if (typeof v === 'number' && typeof operand === 'number')
+    return v < operand ? -1 : v > operand ? 1 : 0;
+  if (typeof v === 'string' && typeof operand === 'string')
+    return v === operand ? 0 : compareCodePoints(v, operand);
+  if (typeof v === 'boolean' && typeof operand === 'boolean') return Number(v) - Number(operand);
+  if (v instanceof Date && operand instanceof Date)
+    return Math.sign(v.getTime() - operand.getTime());
+  return null;
+}
+
+function fieldTest(field: string, op: string, operand: unknown): TriMatcher {
+  const test = (v: unknown): boolean | undefined => {
+    // Values this matcher does not decide: arrays (any element may match), documents, NaN and
+    // BSON types other than those above.
+    if (v !== null && v !== undefined && typeof v === 'object' && !(v instanceof Date))
+      return undefined;
+    if (typeof v === 'number' && Number.isNaN(v)) return undefined;
+    if (operand === null) {
+      const isNull = v === null || v === undefined;
+      return op === '$eq' ? isNull : !isNull;
+    }
+    const c = compareScalar(v, operand);
+    switch (op) {
+      case '$eq':
+        return c === 0;
+      case '$ne':
+        return c !== 0;
+      case '$gt':
+        return c !== null && c > 0;
+      case '$gte':
+        return c !== null && c >= 0;
+      case '$lt':
+        return c !== null && c < 0;
+      default:
+        return c !== null && c <= 0;
+    }
+  };
+  return (doc) => test(Object.prototype.hasOwnProperty.call(doc, field) ? doc[field] : undefined);
 }
 
 /**

@@ -12,7 +12,8 @@ import type { Document, Filter } from 'mongodb';
 
 /** Test documents with any `_id` type. */
 type AnyIdDoc = Document & { _id: number | string };
-import { project } from '../src/engine';
+import { Query } from 'mingo';
+import { compileScalarFilter, project } from '../src/engine';
 import { compileFastProjection, FALLBACK } from '../src/projection';
 import { followKeyOrder, retype, toView, toViewDoc, type Doc } from '../src/values';
 import { cursorId, startWithDriver, stopHarness, type DriverHarness } from './helpers';
@@ -221,6 +222,83 @@ describe('query planner and fast paths', () => {
     expect(
       await coll.find({ _id: 1 }, { projection: { _id: 0, 'data.y': 0, prev: 0 } }).toArray(),
     ).toEqual([{ a: 1, data: { x: 1 }, z: 3 }]);
+  });
+
+  it('when the scalar filter matcher decides a document, then it decides as mingo does (type bracketing, null and missing, $or/$and)', () => {
+    const views: Doc[] = [
+      { _id: 1, v: 1, s: 'a', b: true, d: new Date(10), n: null },
+      { _id: 2, v: 2.5, s: 'b', b: false, d: new Date(20) },
+      { _id: 3, v: '2', s: 1, b: 1, d: '2020' },
+      { _id: 4, v: [1, 3], s: ['a', 'z'], n: [null] },
+      { _id: 5, v: { x: 1 }, s: null, b: null, n: 0 },
+      { _id: 6, v: Number.NaN, s: '', d: new Date(10) },
+      { _id: 7, v: -Infinity, s: 'ab', b: true },
+      { _id: 8, v: new ObjectId(), s: new Long(1) },
+      { _id: 9 },
+    ];
+    const filters: Doc[] = [
+      { v: 1 },
+      { v: 2 },
+      { v: { $gt: 1 } },
+      { v: { $gte: 1, $lt: 3 } },
+      { v: { $lte: 2.5 } },
+      { v: { $ne: 1 } },
+      { v: { $eq: '2' } },
+      { s: { $gt: 'a' } },
+      { s: { $lte: 'ab' } },
+      { s: null },
+      { s: { $ne: null } },
+      { n: null },
+      { n: { $ne: null } },
+      { b: true },
+      { b: { $gt: false } },
+      { d: { $gte: new Date(10) } },
+      { d: new Date(10) },
+      { $or: [{ v: 1 }, { s: 'b' }] },
+      { $or: [{ v: { $gt: 2 } }, { n: { $ne: null } }] },
+      { $and: [{ v: { $gt: 0 } }, { $or: [{ b: true }, { s: 'b' }] }] },
+      {
+        s: 'a',
+        $or: [
+          { v: 1, b: true },
+          { v: { $gt: 1 }, n: { $ne: null } },
+        ],
+      },
+      { missing: null, v: { $ne: 'x' } },
+      { missing: { $ne: 1 } },
+    ];
+    for (const filter of filters) {
+      const fast = compileScalarFilter(filter);
+      expect({ filter, compiled: fast !== undefined }).toEqual({ filter, compiled: true });
+      const mingo = new Query(filter, { idKey: '_id' });
+      for (const doc of views) {
+        const decided = fast?.(doc);
+        // Documents of plain scalars (or without the fields) are always decided here.
+        if ([1, 2, 9].includes(doc['_id'] as number))
+          expect({ filter, id: doc['_id'], decided }).not.toEqual({
+            filter,
+            id: doc['_id'],
+            decided: undefined,
+          });
+        if (decided === undefined) continue;
+        expect({ filter, id: doc['_id'], matches: decided }).toEqual({
+          filter,
+          id: doc['_id'],
+          matches: mingo.test(doc),
+        });
+      }
+    }
+    // Anything else is left to mingo entirely.
+    for (const filter of [
+      { 'a.b': 1 },
+      { v: { $in: [1] } },
+      { v: { $gt: null } },
+      { v: /a/ },
+      { $nor: [{ v: 1 }] },
+      { v: { $exists: true } },
+    ]) {
+      expect(compileScalarFilter(filter as Doc)).toBeUndefined();
+    }
   });
 
   it('when the fast projection handles a document, then it equals mingo projection of the same stored document', () => {
