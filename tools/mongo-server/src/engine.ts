@@ -216,26 +216,38 @@ export interface FindSpec {
   limit?: number;
 }
 
-/** Filters, sorts, skips and limits view documents; returns the same objects (no copies). */
-export function select(docs: Doc[], match: Matcher, spec: FindSpec): Doc[] {
-  let out = docs.filter(match);
-  const fast = spec.sort && Object.keys(spec.sort).length ? fastSort(out, spec.sort) : undefined;
-  if (fast) out = fast;
-  else if (spec.sort && Object.keys(spec.sort).length) {
-    try {
-      const sorted = new Query({}, options())
-        .find(out)
-        .sort(spec.sort as Record<string, 1 | -1>)
-        .all() as Doc[];
-      out = sorted;
-    } catch (err) {
-      throw fromQueryEngineError(err, 'query');
-    }
+/**
+ * Filters, sorts, skips and limits items by their view documents; returns the same items (no
+ * copies), ties in input order.
+ */
+export function select<T>(
+  items: T[],
+  viewOf: (item: T) => Doc,
+  match: Matcher,
+  spec: FindSpec,
+): T[] {
+  let out = items.filter((item) => match(viewOf(item)));
+  if (spec.sort && Object.keys(spec.sort).length) {
+    out = fastSort(out, viewOf, spec.sort) ?? mingoSort(out, viewOf, spec.sort);
   }
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   if (skip || limit) out = out.slice(skip, limit ? skip + limit : undefined);
   return out;
+}
+
+function mingoSort<T>(items: T[], viewOf: (item: T) => Doc, sort: Doc): T[] {
+  const byView = new Map<Doc, T>();
+  for (const item of items) byView.set(viewOf(item), item);
+  try {
+    const sorted = new Query({}, options())
+      .find([...byView.keys()])
+      .sort(sort as Record<string, 1 | -1>)
+      .all() as Doc[];
+    return sorted.map((v) => byView.get(v) as T);
+  } catch (err) {
+    throw fromQueryEngineError(err, 'query');
+  }
 }
 
 /**
@@ -245,13 +257,13 @@ export function select(docs: Doc[], match: Matcher, spec: FindSpec): Doc[] {
  * order of the simple collation), ties in input order. Undefined when a field or value is anything
  * else (dotted paths, arrays, documents, other BSON types); mingo sorts those.
  */
-function fastSort(docs: Doc[], sort: Doc): Doc[] | undefined {
+function fastSort<T>(docs: T[], viewOf: (item: T) => Doc, sort: Doc): T[] | undefined {
   const fields = Object.keys(sort);
   if (fields.some((f) => f.includes('.') || f.startsWith('$'))) return undefined;
   const dirs = fields.map((f) => (sort[f] === -1 ? -1 : 1));
   const keys = new Array<unknown[]>(docs.length);
   for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i] as Doc;
+    const doc = viewOf(docs[i] as T);
     const row = new Array<unknown>(fields.length);
     for (let j = 0; j < fields.length; j++) {
       const v = doc[fields[j] as string];
@@ -270,7 +282,7 @@ function fastSort(docs: Doc[], sort: Doc): Doc[] | undefined {
     }
     return a - b;
   });
-  return order.map((i) => docs[i] as Doc);
+  return order.map((i) => docs[i] as T);
 }
 
 /** BSON comparison order rank of the values fastSort handles; 0 for any other value. */

@@ -47,15 +47,11 @@ export function findRecords(
   const filterView = toView(filter) as Doc;
   const match = compileFilter(filterView, spec.variables);
   if (!coll) return [];
-  const byView = new Map<Doc, StoredRecord>();
-  const views: Doc[] = [];
-  for (const r of coll.candidates(filterView)) {
-    byView.set(r.view, r);
-    views.push(r.view);
-  }
-  const selected = select(views, match, spec);
-  return selected.map((v) => byView.get(v) as StoredRecord);
+  const candidates = coll.candidates(filterView);
+  return select(Array.isArray(candidates) ? candidates : [...candidates], viewOf, match, spec);
 }
+
+const viewOf = (r: StoredRecord): Doc => r.view;
 
 /** Applies a find projection and gives the result back its BSON types and stored field order. */
 export function projectRecords(
