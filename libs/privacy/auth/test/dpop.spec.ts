@@ -1,7 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import request from 'supertest';
-import { createTestIssuer, type DpopKey, type TestIssuer } from '@nhp/privacy-testing';
+import {
+  accessTokenHash,
+  createTestIssuer,
+  type DpopKey,
+  type TestIssuer,
+} from '@nhp/privacy-testing';
 import { captureLogs, testApp, type LogCapture } from './helpers';
 
 /**
@@ -221,6 +228,126 @@ describe('authenticate with DPoP', () => {
       accessToken: token,
     });
     expect((await call(token, proof, { method: 'POST' })).status).toBe(200);
+  });
+
+  it('when the proof is a PS256 proof by an RSA key the token is bound to, then it is accepted', async () => {
+    const rsa = await issuer.newDpopKey('PS256');
+    const token = await boundToken(rsa);
+    const proof = await issuer.dpopProof({
+      key: rsa,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expect((await call(token, proof)).status).toBe(200);
+  });
+
+  it('when the same key signs many proofs, then each is still checked against its own signature and claims', async () => {
+    const token = await boundToken();
+    const proof = () =>
+      issuer.dpopProof({ key, method: 'GET', url: `${base}/whoami`, accessToken: token });
+    expect((await call(token, await proof())).status).toBe(200);
+    expect((await call(token, await proof())).status).toBe(200);
+    const [h, p, sig] = (await proof()).split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+    const forged = Buffer.from(JSON.stringify({ ...claims, htm: 'POST' })).toString('base64url');
+    expectProofRefused(await call(token, `${h}.${forged}.${sig}`, { method: 'POST' }), /signature/);
+    const flipped = `${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
+    expectProofRefused(await call(token, `${h}.${p}.${flipped}`), /signature/);
+  });
+
+  /** A proof with a hand-made header, signed by `key` (for the header checks jose's SignJWT allows). */
+  async function proofWith(
+    header: Record<string, unknown>,
+    claims: Record<string, unknown>,
+    token: string,
+  ) {
+    return new SignJWT({
+      jti: randomUUID(),
+      htm: 'GET',
+      htu: `${base}/whoami`,
+      iat: nowSec(),
+      ath: accessTokenHash(token),
+      ...claims,
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk, ...header })
+      .sign(key.privateKey, { crit: { 'urn:example:ext': true } });
+  }
+
+  it('when the jwk header carries private key material, then 401', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const own: DpopKey = {
+      alg: 'ES256',
+      privateKey,
+      publicJwk,
+      jkt: await calculateJwkThumbprint(publicJwk, 'sha256'),
+    };
+    const token = await boundToken(own);
+    const withJwk = async (jwk: JWK) =>
+      new SignJWT({
+        jti: randomUUID(),
+        htm: 'GET',
+        htu: `${base}/whoami`,
+        iat: nowSec(),
+        ath: accessTokenHash(token),
+      })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(privateKey);
+    expectProofRefused(await call(token, await withJwk(await exportJWK(privateKey))), /malformed/);
+    expect((await call(token, await withJwk(publicJwk))).status).toBe(200);
+  });
+
+  it('when the jwk header is not of the algorithm, or restricted to other uses, then 401', async () => {
+    const token = await boundToken();
+    const rsa = await issuer.newDpopKey('RS256');
+    for (const header of [
+      { jwk: rsa.publicJwk },
+      { jwk: { ...key.publicJwk, use: 'enc' } },
+      { jwk: { ...key.publicJwk, alg: 'RS256' } },
+      { jwk: { ...key.publicJwk, key_ops: ['encrypt'] } },
+      { jwk: undefined },
+      { crit: ['urn:example:ext'], 'urn:example:ext': 1 },
+    ]) {
+      const proof = await proofWith(header, {}, token);
+      expectProofRefused(await call(token, proof), /malformed|jwk/);
+    }
+    const allowed = await proofWith({ jwk: { ...key.publicJwk, use: 'sig' } }, {}, token);
+    expect((await call(token, allowed)).status).toBe(200);
+  });
+
+  it('when the proof alg is not on the allow-list or the proof is not a compact JWS, then 401', async () => {
+    const token = await boundToken();
+    const good = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    const [, p, sig] = good.split('.') as [string, string, string];
+    const header = (h: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify({ typ: 'dpop+jwt', jwk: key.publicJwk, ...h })).toString(
+        'base64url',
+      );
+    for (const proof of [
+      `${header({ alg: 'none' })}.${p}.`,
+      `${header({ alg: 'HS256' })}.${p}.${sig}`,
+      `${header({ alg: 'ES384' })}.${p}.${sig}`,
+      `${good}.${sig}`,
+      `${header({ alg: 'ES256' })}.${p}.${sig}!`,
+      `${Buffer.from('[1]').toString('base64url')}.${p}.${sig}`,
+    ]) {
+      expectProofRefused(await call(token, proof), /malformed/);
+    }
+  });
+
+  it('when the proof has expired (exp) or is not yet valid (nbf), then 401', async () => {
+    const token = await boundToken();
+    for (const claims of [{ exp: nowSec() - 1 }, { nbf: nowSec() + 30 }, { exp: 'soon' }]) {
+      expectProofRefused(await call(token, await proofWith({}, claims, token)), /malformed/);
+    }
+    const fine = await proofWith({}, { exp: nowSec() + 30 }, token);
+    expect((await call(token, fine)).status).toBe(200);
   });
 
   it('when the DPoP header is missing or doubled, then 401', async () => {
