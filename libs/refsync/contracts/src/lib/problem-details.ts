@@ -20,7 +20,7 @@ export const problemDetailsSchema = z
     detail: z.string(),
     instance: z
       .string()
-      .meta({ description: 'The request path (and request id) this problem occurred on.' }),
+      .meta({ description: 'The request path this problem occurred on (never the query string).' }),
     code: z.string().optional().meta({ description: 'A stable machine-readable error code.' }),
     errors: z.array(problemFieldErrorSchema).optional(),
   })
