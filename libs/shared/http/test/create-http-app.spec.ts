@@ -1,8 +1,8 @@
 import express from 'express';
 import request from 'supertest';
-import type { ErrorFormatter } from '../src';
+import { createHttpApp, type ErrorFormatter } from '../src';
 import { AppError, serviceUnavailable } from '@nhp/shared-errors';
-import { at, buildApp, plainFormatter, problemJsonFormatter, settle } from './support';
+import { at, buildApp, captureLogs, plainFormatter, problemJsonFormatter, settle } from './support';
 
 const formats: Array<[string, ErrorFormatter]> = [
   ['plain JSON', plainFormatter],
@@ -329,6 +329,49 @@ describe('errors', () => {
 });
 
 describe('request logging', () => {
+  it('when the logger is at warn, then a successful request writes no line and a failed one writes its request line with the request', async () => {
+    const logs = captureLogs('warn');
+    const app = createHttpApp({
+      logger: logs.logger,
+      errorFormatter: problemJsonFormatter,
+      routes: (app) => app.get('/ok', (_req, res) => res.json({})),
+    });
+    await request(app).get('/ok?fnr=01017012345');
+    await settle();
+    expect(logs.lines()).toEqual([]);
+    await request(app).get('/missing?fnr=01017012345');
+    await settle();
+    const line = logs.lines().find((l) => l['msg'] === 'request completed');
+    expect(line).toMatchObject({ level: 40, errorCode: 'NOT_FOUND', res: { statusCode: 404 } });
+    expect(at(line, 'req.url')).toBe('/missing');
+    expect(at(line, 'req.method')).toBe('GET');
+    expect(logs.text()).not.toMatch(/01017012345/);
+  });
+
+  it('when a route logs through req.log or replaces it with a child, then its lines carry the request and the request line keeps its own bindings', async () => {
+    const { app, logs } = buildApp({
+      errorFormatter: problemJsonFormatter,
+      routes: (app) =>
+        app.get('/work', (req, res) => {
+          req.log.info({ step: 1 }, 'working');
+          req.log = req.log.child({ client: 'c-1' });
+          req.log.info({ step: 2 }, 'still working');
+          res.json({});
+        }),
+    });
+    await request(app).get('/work').set('X-Request-Id', 'rid-1');
+    await settle();
+    const lines = logs.lines();
+    const working = lines.find((l) => l['msg'] === 'working');
+    const still = lines.find((l) => l['msg'] === 'still working');
+    const done = lines.find((l) => l['msg'] === 'request completed');
+    expect(at(working, 'req.id')).toBe('rid-1');
+    expect(still).toMatchObject({ client: 'c-1', step: 2 });
+    expect(at(still, 'req.id')).toBe('rid-1');
+    expect(at(done, 'req.id')).toBe('rid-1');
+    expect(done?.['client']).toBeUndefined();
+  });
+
   it('when a request carries credentials and a query string, then the log line has neither', async () => {
     const { app, logs } = buildApp({
       errorFormatter: problemJsonFormatter,
