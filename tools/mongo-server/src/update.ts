@@ -41,7 +41,16 @@ const OPERATORS = new Set([
 
 export type ParsedUpdate =
   | { kind: 'replacement'; doc: Doc }
-  | { kind: 'operators'; ops: Doc }
+  | {
+      kind: 'operators';
+      ops: Doc;
+      /**
+       * Top-level `$`-prefixed fields `$set`/`$setOnInsert` name: stored when the update inserts
+       * (an upsert counts as an insert for field names), refused when it modifies a document.
+       */
+      dollarSet?: Doc;
+      dollarSetOnInsert?: Doc;
+    }
   | { kind: 'pipeline'; stages: Doc[] };
 
 export function parseUpdate(u: unknown): ParsedUpdate {
@@ -73,10 +82,19 @@ export function parseUpdate(u: unknown): ParsedUpdate {
           `Modifiers operate on fields but we found type ${typeName(arg)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(toView(arg))}}`,
         );
       }
-      for (const path of Object.keys(arg)) validateUpdatePath(path, op);
+      for (const path of Object.keys(arg)) {
+        if (isTopLevelDollarField(path) && (op === '$set' || op === '$setOnInsert')) continue;
+        validateUpdatePath(path, op);
+      }
     }
     validateArguments(u);
-    return { kind: 'operators', ops: u };
+    const dollarSet = takeDollarFields(u['$set']);
+    const dollarSetOnInsert = takeDollarFields(u['$setOnInsert']);
+    if (!dollarSet && !dollarSetOnInsert) return { kind: 'operators', ops: u };
+    const ops: Doc = { ...u };
+    if (dollarSet) ops['$set'] = withoutDollarFields(u['$set'] as Doc);
+    if (dollarSetOnInsert) ops['$setOnInsert'] = withoutDollarFields(u['$setOnInsert'] as Doc);
+    return { kind: 'operators', ops, dollarSet, dollarSetOnInsert };
   }
   for (const k of keys) {
     if (k.startsWith('$')) {
@@ -89,6 +107,27 @@ export function parseUpdate(u: unknown): ParsedUpdate {
   return { kind: 'replacement', doc: u };
 }
 
+/** `$name` (not the positional `$` or `$[...]`) with no dot: a top-level `$`-prefixed field. */
+function isTopLevelDollarField(path: string): boolean {
+  return path.length > 1 && path.startsWith('$') && !path.startsWith('$[') && !path.includes('.');
+}
+
+function takeDollarFields(arg: unknown): Doc | undefined {
+  if (!isPlainObject(arg)) return undefined;
+  const out: Doc = {};
+  let any = false;
+  for (const [k, v] of Object.entries(arg)) {
+    if (!isTopLevelDollarField(k)) continue;
+    out[k] = v;
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+function withoutDollarFields(arg: Doc): Doc {
+  return Object.fromEntries(Object.entries(arg).filter(([k]) => !isTopLevelDollarField(k)));
+}
+
 function validateUpdatePath(path: string, op: string): void {
   // A plain top-level field name (the common case) has nothing to check.
   if (path !== '' && !path.includes('.') && !path.includes('$')) return;
@@ -96,14 +135,14 @@ function validateUpdatePath(path: string, op: string): void {
     throw new MongoServerError('BadValue', `An empty update path is not valid.`);
   }
   if (op === '$rename') return;
-  const parts = path.split('.');
-  for (const p of parts) {
-    if (p.startsWith('$') && p !== '$' && p !== '$[]' && !/^\$\[[a-z][a-zA-Z0-9]*\]$/.test(p)) {
-      throw new MongoServerError(
-        'DollarPrefixedFieldName',
-        `The dollar ($) prefixed field '${p}' in '${path}' is not valid for storage.`,
-      );
-    }
+  // An embedded `$`-prefixed name (`address.$street`) is a field an update may modify (MongoDB
+  // 5.0+, "Document Modifying Updates"); a top-level one only $set/$setOnInsert may name (above).
+  const first = path.split('.')[0] as string;
+  if (first.startsWith('$')) {
+    throw new MongoServerError(
+      'DollarPrefixedFieldName',
+      `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`,
+    );
   }
 }
 
@@ -305,6 +344,13 @@ export function updatedDocument(
       next = { _id, ...rest };
     }
   } else {
+    const dollar = Object.keys(update.dollarSet ?? {})[0];
+    if (dollar !== undefined) {
+      throw new MongoServerError(
+        'DollarPrefixedFieldName',
+        `The dollar ($) prefixed field '${dollar}' in '${dollar}' is not valid for storage.`,
+      );
+    }
     const ops = withoutUnchangedId(update.ops, old.view);
     validateTargets(old.view, ops);
     const modifier = engineModifier(ops, new Date());
@@ -394,9 +440,11 @@ export function upsertDocument(filter: Doc, update: ParsedUpdate, ctx: UpdateCon
   const seedView = toViewDoc(seed);
   validateTargets(seedView, ops);
   const modifier = engineModifier(ops, new Date());
-  if (Object.keys(modifier).length === 0) return seed;
+  // An upsert is an insert for field names: top-level `$` fields are stored, as given.
+  const dollar = { ...(update.dollarSet ?? {}), ...(update.dollarSetOnInsert ?? {}) };
+  if (Object.keys(modifier).length === 0) return { ...seed, ...dollar };
   const next = applyUpdate(seedView, modifier, {}, ctx.arrayFilters, ctx.variables);
-  return retype(next, seed) as Doc;
+  return { ...(retype(next, seed) as Doc), ...dollar };
 }
 
 function collectEqualities(filter: Doc, into: Doc): void {
@@ -444,7 +492,7 @@ export function fastSetUnset(
   old: { doc: Doc; view: Doc },
   update: ParsedUpdate,
 ): FastUpdateResult | undefined {
-  if (update.kind !== 'operators') return undefined;
+  if (update.kind !== 'operators' || update.dollarSet || update.dollarSetOnInsert) return undefined;
   const ops = update.ops;
   let set: Doc | undefined;
   let unset: Doc | undefined;

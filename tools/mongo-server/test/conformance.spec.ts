@@ -189,6 +189,45 @@ describe('conformance with the MongoDB 8.0 manual', () => {
       expect(await c.findOne({ _id: 1 })).toMatchObject({ n: 1 });
     });
 
+    it('when an upsert inserts with $set of a top-level $-prefixed field, then it is stored; when it matches a document, then 52 (dollar-prefix: "Upserts can accept dollar ($) prefixed fields")', async () => {
+      await c.updateOne(
+        { date: '2021-07-07' },
+        { $set: { phone: 25.17, $hotel: 320.1 } },
+        { upsert: true },
+      );
+      expect(await c.findOne({ date: '2021-07-07' }, { projection: { _id: 0 } })).toEqual({
+        date: '2021-07-07',
+        phone: 25.17,
+        $hotel: 320.1,
+      });
+      const err = await serverError(
+        c.updateOne({ date: '2021-07-07' }, { $set: { phone: 1, $hotel: 1 } }, { upsert: true }),
+      );
+      expect(err.code).toBe(52);
+      expect(await c.findOne({ date: '2021-07-07' }, { projection: { _id: 0 } })).toEqual({
+        date: '2021-07-07',
+        phone: 25.17,
+        $hotel: 320.1,
+      });
+    });
+
+    it('when an operator modifies an embedded $-prefixed field, then it is updated (dollar-prefix: "Document Modifying Updates")', async () => {
+      await c.insertOne({
+        _id: 'E123',
+        address: { $number: 123, $street: 'Elm Road' },
+        pricing: { $discount: 60 },
+      });
+      await c.updateOne(
+        { _id: 'E123' },
+        { $set: { 'address.$street': 'Elm Ave' }, $inc: { 'pricing.$discount': 10 } },
+      );
+      expect(await c.findOne({ _id: 'E123' })).toEqual({
+        _id: 'E123',
+        address: { $number: 123, $street: 'Elm Ave' },
+        pricing: { $discount: 70 },
+      });
+    });
+
     it('when a replacement document has a dotted top-level field, then it is stored (periods: "insert ... or replace")', async () => {
       await c.replaceOne({ _id: 1 }, { 'a.b': 1 });
       expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, 'a.b': 1 });
