@@ -105,7 +105,12 @@ const FIND: Case[] = [
   { option: 'showRecordId', cmd: () => ({ find: 'c', showRecordId: true }), refused: 2 },
   { option: 'tailable', cmd: () => ({ find: 'c', tailable: true }), refused: 2 },
   { option: 'awaitData', cmd: () => ({ find: 'c', awaitData: true }), refused: 2 },
-  { option: 'oplogReplay', cmd: () => ({ find: 'c', oplogReplay: true }), refused: 2 },
+  {
+    option: 'oplogReplay',
+    cmd: () => ({ find: 'c', oplogReplay: true }),
+    // find: "the server accepts the flag for backwards compatibility, but the flag has no effect".
+    honoured: (r) => expect(first(r)).toHaveLength(5),
+  },
   {
     option: 'noCursorTimeout',
     cmd: () => ({ find: 'c', batchSize: 1, noCursorTimeout: true }),

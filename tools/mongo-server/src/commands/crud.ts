@@ -71,7 +71,6 @@ const FIND_UNSUPPORTED = [
   'showRecordId',
   'tailable',
   'awaitData',
-  'oplogReplay',
   'max',
   'min',
   'ntoreturn',
@@ -93,6 +92,8 @@ const find: CommandHandler = {
     'allowPartialResults',
     'allowDiskUse',
     'readOnce',
+    // Accepted with no effect since MongoDB 4.4 (its optimisation is automatic).
+    'oplogReplay',
     ...FIND_UNSUPPORTED,
   ],
   run(ctx) {
