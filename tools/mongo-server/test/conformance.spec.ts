@@ -521,6 +521,22 @@ describe('conformance with the MongoDB 8.0 manual', () => {
       expect(out).toEqual([{ small: [{ n: 1 }], all: [{ n: 3 }] }]);
     });
 
+    it('when $project includes or computes fields, then _id comes first and included fields keep stored order ($project: "_id field is included by default")', async () => {
+      const [inc] = await c
+        .aggregate([{ $match: { _id: 1 } }, { $project: { v: 1, g: 1 } }])
+        .toArray();
+      expect(Object.keys(inc as Document)).toEqual(['_id', 'g', 'v']);
+      const [computed] = await c
+        .aggregate([{ $match: { _id: 1 } }, { $project: { double: { $multiply: ['$v', 2] } } }])
+        .toArray();
+      expect(computed).toEqual({ _id: 1, double: 2 });
+      expect(Object.keys(computed as Document)).toEqual(['_id', 'double']);
+      const [faceted] = await c
+        .aggregate([{ $match: { _id: 1 } }, { $facet: { f: [{ $project: { v: 1 } }] } }])
+        .toArray();
+      expect(Object.keys((faceted as { f: Document[] }).f[0] as Document)).toEqual(['_id', 'v']);
+    });
+
     it('when a pipeline uses $out, then it is refused by name rather than ignored (stage not implemented by this server)', async () => {
       const err = await serverError(c.aggregate([{ $out: 'copy' }]).toArray());
       expect(err.code).toBe(40324);

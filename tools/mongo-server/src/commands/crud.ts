@@ -591,6 +591,36 @@ function checkPipeline(stages: unknown[]): Doc[] {
   return stages as Doc[];
 }
 
+/**
+ * A `$project` that includes or computes fields returns `_id` first in MongoDB unless it excludes
+ * it; mingo puts an implicitly included `_id` last. Naming `_id: 1` first gives mingo MongoDB's
+ * order (the value is the same). Exclusion projections (only 0/false) already keep stored order.
+ */
+function idFirst(stages: Doc[]): Doc[] {
+  return stages.map((stage) => {
+    const [name] = Object.keys(stage);
+    const spec = name === undefined ? undefined : stage[name];
+    if (!isPlainObject(spec)) return stage;
+    if (name === '$project') {
+      const exclusion = Object.entries(spec).every(
+        ([k, v]) => k === '_id' || v === 0 || v === false,
+      );
+      if ('_id' in spec || exclusion) return stage;
+      return { $project: { _id: 1, ...spec } };
+    }
+    if (name === '$facet') {
+      const facets: Doc = {};
+      for (const [k, v] of Object.entries(spec))
+        facets[k] = Array.isArray(v) ? idFirst(v as Doc[]) : v;
+      return { $facet: facets };
+    }
+    if (name === '$lookup' && Array.isArray(spec['pipeline'])) {
+      return { $lookup: { ...spec, pipeline: idFirst(spec['pipeline'] as Doc[]) } };
+    }
+    return stage;
+  });
+}
+
 const aggregate: CommandHandler = {
   read: true,
   write: true,
@@ -673,7 +703,7 @@ const aggregate: CommandHandler = {
     };
     const out = runPipeline(
       input.map((r) => r.view),
-      toView(pipeline) as Doc[],
+      idFirst(toView(pipeline) as Doc[]),
       resolve,
       variables,
     );
