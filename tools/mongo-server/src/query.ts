@@ -14,6 +14,8 @@ export interface ReadSpec {
   skip?: number;
   limit?: number;
   variables?: Doc;
+  /** -1: candidates in reverse natural order (hint `{$natural: -1}`). */
+  natural?: 1 | -1;
 }
 
 export function validateSort(sort: Doc | undefined): Doc | undefined {
@@ -48,7 +50,9 @@ export function findRecords(
   const match = compileFilter(filterView, spec.variables);
   if (!coll) return [];
   const candidates = coll.candidates(filterView);
-  return select(Array.isArray(candidates) ? candidates : [...candidates], viewOf, match, spec);
+  const list = Array.isArray(candidates) ? candidates : [...candidates];
+  if (spec.natural === -1) list.reverse();
+  return select(list, viewOf, match, spec);
 }
 
 const viewOf = (r: StoredRecord): Doc => r.view;
@@ -140,6 +144,7 @@ export function findSource(
   const snapshot: StoredRecord[] = [];
   for (const r of coll.candidates(filterView))
     snapshot.push({ doc: r.doc, view: r.view, size: r.size, raw: r.raw });
+  if (spec.natural === -1) snapshot.reverse();
   let skip = spec.skip ?? 0;
   let left = spec.limit ? spec.limit : Number.POSITIVE_INFINITY;
   let i = 0;

@@ -126,6 +126,21 @@ describe('conformance with the MongoDB 8.0 manual', () => {
       expect(both.map((d) => d._id)).toEqual([11, 4, 14]);
     });
 
+    it('when hinted {$natural: -1}, then find returns documents in reverse natural order and deleteOne takes the last (hint: $natural)', async () => {
+      expect((await c.find({}).hint({ $natural: -1 }).toArray()).map((d) => d._id)).toEqual([
+        4, 3, 2, 1,
+      ]);
+      expect((await c.find({}).hint({ $natural: 1 }).toArray()).map((d) => d._id)).toEqual([
+        1, 2, 3, 4,
+      ]);
+      const agg = await c
+        .aggregate([{ $project: { _id: 1 } }], { hint: { $natural: -1 } })
+        .toArray();
+      expect(agg.map((d) => d._id)).toEqual([4, 3, 2, 1]);
+      await c.deleteOne({ a: 2 }, { hint: { $natural: -1 } });
+      expect((await c.find({}).toArray()).map((d) => d._id)).toEqual([1, 2, 3]);
+    });
+
     it('when find uses let, then $$ variables hold the evaluated expressions (find: let)', async () => {
       const docs = await c
         .find({ $expr: { $eq: ['$a', '$$two'] } }, { let: { two: { $subtract: [5, 3] } } })

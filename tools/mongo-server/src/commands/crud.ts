@@ -38,14 +38,18 @@ import {
 
 const MAX_WRITE_BATCH_SIZE = 100_000;
 
-function checkHint(coll: Collection | undefined, hint: unknown): void {
-  if (hint === undefined || hint === null) return;
-  if (isPlainObject(hint) && Object.keys(hint).length === 0) return;
+/**
+ * Checks a hint against the collection's indexes; returns the scan direction it asks for: -1 for
+ * `{$natural: -1}` (documents in reverse natural order, as mongod scans them), else 1.
+ */
+function checkHint(coll: Collection | undefined, hint: unknown): 1 | -1 {
+  if (hint === undefined || hint === null) return 1;
+  if (isPlainObject(hint) && Object.keys(hint).length === 0) return 1;
   const known = coll ? [...coll.indexes.values()] : [];
   let found;
   if (typeof hint === 'string') found = known.find((i) => i.name === hint);
   else if (isPlainObject(hint)) {
-    if ('$natural' in hint) return;
+    if ('$natural' in hint) return (num(hint['$natural']) ?? 1) < 0 ? -1 : 1;
     const wanted = JSON.stringify(toView(hint));
     found = known.find((i) => JSON.stringify(toView(i.spec.key)) === wanted);
   }
@@ -62,6 +66,7 @@ function checkHint(coll: Collection | undefined, hint: unknown): void {
       `hinting the sparse or partial index '${found.name}' is not supported by this server`,
     );
   }
+  return 1;
 }
 
 /** find options this server knows but cannot honour: refused unless absent, false or empty. */
@@ -109,12 +114,17 @@ const find: CommandHandler = {
       throw wrongType(ctx, 'limit', ctx.cmd['limit'], 'long, int, decimal, double');
     const batchSize = optionalInt(ctx, 'batchSize');
     const variables = optionalDoc(ctx, 'let');
-    checkHint(coll, ctx.cmd['hint']);
+    const natural = checkHint(coll, ctx.cmd['hint']);
     // A negative limit is the legacy "single batch of |limit|" form.
     const limit = Math.abs(rawLimit);
     const singleBatch = (optionalBool(ctx, 'singleBatch') ?? false) || rawLimit < 0;
     const vars = letVariables(variables);
-    const source = findSource(coll, filter, { sort, skip, limit, variables: vars }, projection);
+    const source = findSource(
+      coll,
+      filter,
+      { sort, skip, limit, variables: vars, natural },
+      projection,
+    );
     const ns = `${ctx.db}.${name}`;
     // noCursorTimeout: the cursor is never dropped for being idle (killCursors still ends it).
     const noTimeout = optionalBool(ctx, 'noCursorTimeout') ?? false;
@@ -242,6 +252,7 @@ interface UpdateStatement {
   arrayFilters?: Doc[];
   variables?: Doc;
   sort?: Doc;
+  natural?: 1 | -1;
 }
 
 const UPDATE_STATEMENT_FIELDS = new Set([
@@ -282,6 +293,7 @@ function doUpdate(
   }
   const filterView = toView(st.filter) as Doc;
   const matches = findRecords(existing, st.filter, {
+    natural: st.natural,
     sort: st.sort,
     limit: st.multi ? 0 : 1,
     variables: st.variables,
@@ -345,7 +357,7 @@ const update: CommandHandler = {
     const writeErrors = eachStatement(ctx, statements, (s, index) => {
       const sub = { ...ctx, name: 'update.updates', cmd: s };
       const coll = ctx.store.collection(ctx.db, name);
-      checkHint(coll, s['hint']);
+      const natural = checkHint(coll, s['hint']);
       if (s['c'] !== undefined && !Array.isArray(s['u'])) {
         throw new MongoServerError(
           'FailedToParse',
@@ -371,6 +383,7 @@ const update: CommandHandler = {
         arrayFilters: parseArrayFilters(s['arrayFilters']),
         variables: vars,
         sort,
+        natural,
       });
       n += res.n;
       nModified += res.nModified;
@@ -412,8 +425,9 @@ const del: CommandHandler = {
     let n = 0;
     const writeErrors = eachStatement(ctx, statements, (s) => {
       const limit = num(s['limit']);
-      checkHint(coll, s['hint']);
+      const natural = checkHint(coll, s['hint']);
       const matches = findRecords(coll, s['q'] as Doc, {
+        natural,
         limit,
         variables,
       });
@@ -467,17 +481,17 @@ const findAndModify: CommandHandler = {
     }
     if (remove) {
       const coll = ctx.store.collection(ctx.db, name);
-      checkHint(coll, ctx.cmd['hint']);
-      const [record] = findRecords(coll, filter, { sort, limit: 1, variables: vars });
+      const natural = checkHint(coll, ctx.cmd['hint']);
+      const [record] = findRecords(coll, filter, { sort, limit: 1, variables: vars, natural });
       if (!record) return { lastErrorObject: { n: 0 }, value: null, ok: 1 };
       coll?.remove(record);
       ctx.store.changed();
       return { lastErrorObject: { n: 1 }, value: projectRecords([record], fields)[0], ok: 1 };
     }
     const coll = ctx.store.collection(ctx.db, name);
-    checkHint(coll, ctx.cmd['hint']);
+    const natural = checkHint(coll, ctx.cmd['hint']);
     const parsed = parseUpdate(rawUpdate);
-    const [before] = findRecords(coll, filter, { sort, limit: 1, variables: vars });
+    const [before] = findRecords(coll, filter, { sort, limit: 1, variables: vars, natural });
     const beforeDoc = before?.doc;
     const res = doUpdate(coll, () => ctx.store.ensureCollection(ctx.db, name), {
       filter,
@@ -487,6 +501,7 @@ const findAndModify: CommandHandler = {
       arrayFilters: parseArrayFilters(ctx.cmd['arrayFilters']),
       variables: vars,
       sort,
+      natural,
     });
     if (res.n) ctx.store.changed();
     const record = res.records[0];
@@ -668,12 +683,15 @@ const aggregate: CommandHandler = {
     if (typeof target === 'string') {
       name = collectionName(ctx);
       const coll = ctx.store.collection(ctx.db, name);
-      checkHint(coll, ctx.cmd['hint']);
+      const natural = checkHint(coll, ctx.cmd['hint']);
       // Use an index for a leading $match, as mongod does.
       const first = pipeline[0] as Doc | undefined;
       if (first && isPlainObject(first['$match']))
-        input = findRecords(coll, first['$match'], { variables });
-      else input = coll ? [...coll.records] : [];
+        input = findRecords(coll, first['$match'], { variables, natural });
+      else {
+        input = coll ? [...coll.records] : [];
+        if (natural === -1) input.reverse();
+      }
     } else if (num(target) === 1) {
       name = '$cmd.aggregate';
       const first = pipeline[0] as Doc | undefined;
