@@ -46,13 +46,18 @@ export interface DispatchDeps {
   store: Store;
   cursors: CursorRegistry;
   logger: Logger;
+  /**
+   * Makes acknowledged writes durable now (the data file's snapshot); absent for a server purely in
+   * memory. Writes with writeConcern `j: true` or `fsync: true` are acknowledged after it.
+   */
+  durability?: { flush(): Promise<void> };
 }
 
 export function commandName(cmd: Doc): string | undefined {
   return Object.keys(cmd)[0];
 }
 
-export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc {
+export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc | Promise<Doc> {
   const name = commandName(cmd);
   const db = cmd['$db'];
   const started = process.hrtime.bigint();
@@ -77,7 +82,7 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
       );
     }
     checkFields(name, handler, cmd);
-    checkGeneric(handler, cmd);
+    checkGeneric(handler, cmd, deps.durability !== undefined);
     const ctx: CommandContext = {
       name,
       db,
@@ -102,7 +107,7 @@ export function dispatch(deps: DispatchDeps, server: ServerInfo, cmd: Doc): Doc 
     }
     const reply = handler.run(ctx);
     enforceMaxTime(deps, name, cmd, reply, started);
-    return reply;
+    return wantsDurable(handler, cmd) ? afterDurable(deps, reply) : reply;
   } catch (err) {
     const error =
       err instanceof MongoServerError
@@ -161,7 +166,41 @@ function checkFields(name: string, handler: CommandHandler, cmd: Doc): void {
   }
 }
 
-function checkGeneric(handler: CommandHandler, cmd: Doc): void {
+/** Whether a write asks to be acknowledged only once durable (`j: true` or `fsync: true`). */
+function wantsDurable(handler: CommandHandler, cmd: Doc): boolean {
+  const wc = cmd['writeConcern'];
+  if (!handler.write || !isPlainObject(wc)) return false;
+  const on = (v: unknown): boolean => v === true || (num(v) ?? 0) !== 0;
+  return on(wc['j']) || on(wc['fsync']);
+}
+
+/** Waits for the data file before acknowledging; a failure there is a writeConcernError. */
+async function afterDurable(deps: DispatchDeps, reply: Doc): Promise<Doc> {
+  try {
+    await deps.durability?.flush();
+    return reply;
+  } catch (err) {
+    return {
+      ...reply,
+      writeConcernError: {
+        code: 64,
+        codeName: 'WriteConcernFailed',
+        errmsg: `could not write the data file: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    };
+  }
+}
+
+function checkGeneric(handler: CommandHandler, cmd: Doc, durable: boolean): void {
+  if (!durable && wantsDurable(handler, cmd)) {
+    const wc = cmd['writeConcern'] as Doc;
+    const option = wc['j'] !== undefined && wc['j'] !== false && num(wc['j']) !== 0 ? 'j' : 'fsync';
+    // A server without a data file has nothing to journal, as a mongod without journaling.
+    throw new MongoServerError(
+      'BadValue',
+      `cannot use '${option}' option when a host does not have journaling enabled (this server runs without a data file)`,
+    );
+  }
   const apiVersion = cmd['apiVersion'];
   if (apiVersion !== undefined && apiVersion !== '1') {
     throw new MongoServerError('APIVersionError', `API version must be "1"`);

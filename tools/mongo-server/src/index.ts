@@ -37,7 +37,7 @@ export async function start(opts: StartOptions = {}): Promise<RunningMongoServer
   const store = new Store();
   if (opts.dataFile) await loadDataFile(opts.dataFile, store, logger);
   const snapshots = opts.dataFile ? new Snapshotter(opts.dataFile, store, logger) : undefined;
-  const server = new WireServer({ store, logger, host });
+  const server = new WireServer({ store, logger, host, durability: snapshots });
   const port = await server.listen(opts.port ?? 0);
   const timers = [
     setInterval(() => ttlSweep(store, logger), opts.ttlMonitorIntervalMs ?? TTL_INTERVAL_MS),

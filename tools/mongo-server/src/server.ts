@@ -15,6 +15,8 @@ export interface WireServerOptions {
   store: Store;
   logger: Logger;
   host: string;
+  /** The data file's snapshots, when there is one (see DispatchDeps.durability). */
+  durability?: { flush(): Promise<void> };
 }
 
 export class WireServer {
@@ -62,11 +64,27 @@ export class WireServer {
     this.sockets.add(socket);
     socket.setNoDelay(true);
     log.debug({ remote: `${socket.remoteAddress}:${socket.remotePort}` }, 'connection accepted');
+    // Replies go out in request order; one that waits (a write acknowledged once durable) holds
+    // back the replies after it until it is sent.
+    let queue: Promise<void> | undefined;
+    const send = (out: Buffer | undefined): void => {
+      if (out && !socket.destroyed) socket.write(out);
+    };
     socket.on('data', (chunk) => {
       try {
         for (const frame of reader.push(chunk)) {
           const out = this.handle(frame, info, log);
-          if (out && !socket.destroyed) socket.write(out);
+          if (!queue && !(out instanceof Promise)) {
+            send(out);
+            continue;
+          }
+          const next: Promise<void> = (queue ?? Promise.resolve())
+            .then(() => out)
+            .then(send)
+            .finally(() => {
+              if (queue === next) queue = undefined;
+            });
+          queue = next;
         }
       } catch (err) {
         log.warn(
@@ -83,11 +101,20 @@ export class WireServer {
     });
   }
 
-  private handle(frame: Buffer, info: ServerInfo, log: Logger): Buffer | undefined {
+  private handle(
+    frame: Buffer,
+    info: ServerInfo,
+    log: Logger,
+  ): Buffer | undefined | Promise<Buffer | undefined> {
     const request = parseFrame(frame);
-    const deps = { store: this.opts.store, cursors: this.cursors, logger: log };
+    const deps = {
+      store: this.opts.store,
+      cursors: this.cursors,
+      logger: log,
+      durability: this.opts.durability,
+    };
     if (request.kind === 'query') {
-      // Drivers only use OP_QUERY for the first hello/isMaster; MongoDB 7 refuses anything else.
+      // Drivers only use OP_QUERY for the first hello/isMaster; MongoDB 8 refuses anything else.
       let query = request.query;
       if (isPlainObject(query['$query'])) query = query['$query'] as Doc;
       const name = commandName(query) ?? '';
@@ -95,7 +122,8 @@ export class WireServer {
       let reply: Doc;
       if (request.ns.endsWith('.$cmd') && ['hello', 'isMaster', 'ismaster'].includes(name)) {
         const { $readPreference: _rp, ...rest } = query;
-        reply = dispatch(deps, info, { ...rest, $db: db });
+        // hello/isMaster are not writes: their reply is never deferred.
+        reply = dispatch(deps, info, { ...rest, $db: db }) as Doc;
       } else {
         reply = new MongoServerError(
           'UnsupportedOpQueryCommand',
@@ -107,7 +135,9 @@ export class WireServer {
     const reply = dispatch(deps, info, request.command);
     // With moreToCome (unacknowledged writes, w: 0) the client expects no reply.
     if (request.moreToCome) return undefined;
-    return encodeMsg(request.header.requestId, reply);
+    const requestId = request.header.requestId;
+    if (reply instanceof Promise) return reply.then((r) => encodeMsg(requestId, r));
+    return encodeMsg(requestId, reply);
   }
 }
 

@@ -176,9 +176,23 @@ const INSERT: Case[] = [
     cmd: () => ({
       insert: 'c',
       documents: [{ _id: 10 }],
-      writeConcern: { w: 'majority', j: true },
+      writeConcern: { w: 'majority', wtimeout: 100 },
     }),
     honoured: (r) => expect(r['n']).toBe(1),
+  },
+  // Without a data file there is nothing to journal: refused as by a mongod without journaling
+  // (test/persistence.spec.ts shows j: true honoured with a data file).
+  {
+    option: 'writeConcern',
+    cmd: () => ({ insert: 'c', documents: [{ _id: 12 }], writeConcern: { j: true } }),
+    refused: 2,
+    names: "'j'",
+  },
+  {
+    option: 'writeConcern',
+    cmd: () => ({ insert: 'c', documents: [{ _id: 13 }], writeConcern: { fsync: true } }),
+    refused: 2,
+    names: "'fsync'",
   },
   {
     option: 'writeConcern',

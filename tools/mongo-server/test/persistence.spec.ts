@@ -2,7 +2,7 @@
 // survive a restart with their BSON types. Index and document semantics after reload are MongoDB's
 // ("Unique Indexes": https://www.mongodb.com/docs/manual/core/index-unique/ ; "BSON Types":
 // https://www.mongodb.com/docs/manual/reference/bson-types/).
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Decimal128, Long, MongoClient } from 'mongodb';
@@ -18,7 +18,10 @@ describe('data file persistence', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function withServer<T>(dataFile: string, fn: (client: MongoClient) => Promise<T>): Promise<T> {
+  async function withServer<T>(
+    dataFile: string,
+    fn: (client: MongoClient) => Promise<T>,
+  ): Promise<T> {
     const server = await start({ port: 0, dataFile });
     const client = new MongoClient(server.uri);
     try {
@@ -36,7 +39,11 @@ describe('data file persistence', () => {
       const c = client.db('app').collection('users');
       await c.createIndex({ email: 1 }, { unique: true });
       await c.insertMany([
-        { email: 'a@x', big: Long.fromString('9007199254740993'), price: Decimal128.fromString('9.99') },
+        {
+          email: 'a@x',
+          big: Long.fromString('9007199254740993'),
+          price: Decimal128.fromString('9.99'),
+        },
         { email: 'b@x' },
       ]);
       await c.deleteOne({ email: 'b@x' });
@@ -62,6 +69,40 @@ describe('data file persistence', () => {
     expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson']);
   });
 
+  it('when a write asks for j: true, then it is in the data file once acknowledged (write concern "j"), and replies keep their order', async () => {
+    const file = path.join(dir, 'journaled.bson');
+    await withServer(file, async (client) => {
+      const c = client.db('app').collection('events');
+      await c.insertOne({ _id: 'first' } as never, { writeConcern: { j: true } });
+      // The snapshot is written before the acknowledgement: a copy of the file taken now holds it.
+      const copy = path.join(dir, 'copy.bson');
+      copyFileSync(file, copy);
+      const reloaded = await start({ port: 0, dataFile: copy });
+      const other = new MongoClient(reloaded.uri);
+      try {
+        expect(
+          await other
+            .db('app')
+            .collection('events')
+            .findOne({ _id: 'first' } as never),
+        ).toEqual({ _id: 'first' });
+      } finally {
+        await other.close();
+        await reloaded.stop();
+      }
+      const [a, b] = await Promise.all([
+        c.updateOne(
+          { _id: 'first' } as never,
+          { $set: { n: 1 } },
+          { writeConcern: { fsync: true } },
+        ),
+        c.findOne({ _id: 'first' } as never),
+      ]);
+      expect(a.modifiedCount).toBe(1);
+      expect(b).toEqual({ _id: 'first', n: 1 });
+    });
+  });
+
   it('when a collection is dropped before restart, then it stays dropped', async () => {
     const file = path.join(dir, 'drop.bson');
     await withServer(file, async (client) => {
@@ -70,7 +111,9 @@ describe('data file persistence', () => {
       await client.db('x').collection('gone').drop();
     });
     await withServer(file, async (client) => {
-      expect((await client.db('x').listCollections().toArray()).map((c) => c.name)).toEqual(['keep']);
+      expect((await client.db('x').listCollections().toArray()).map((c) => c.name)).toEqual([
+        'keep',
+      ]);
     });
   });
 });
