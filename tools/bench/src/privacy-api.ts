@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -614,6 +615,12 @@ export async function run(): Promise<void> {
       );
       const t = await statusThroughput(stack, status);
       const ratio = t.app.rate / t.bare.rate;
+      // The machine is shared: req/s depends on what else runs, so the run says how busy it was.
+      say(
+        `  load average after the rounds: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
       say(
         `  privacy-api, DPoP-bound token, proof per request: ${t.app.rate.toFixed(0)} req/s, ${t.app.cpuMs.toFixed(2)} ms CPU per request`,
       );
