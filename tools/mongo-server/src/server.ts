@@ -81,6 +81,13 @@ export class WireServer {
           const next: Promise<void> = (queue ?? Promise.resolve())
             .then(() => out)
             .then(send)
+            .catch((err: unknown) => {
+              log.warn(
+                { err: err instanceof Error ? err.message : String(err) },
+                'reply failed; closing connection',
+              );
+              socket.destroy();
+            })
             .finally(() => {
               if (queue === next) queue = undefined;
             });
