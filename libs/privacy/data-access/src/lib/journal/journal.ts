@@ -58,6 +58,11 @@ export interface JournalEvent {
 export interface JournalEntry {
   id: string;
   at: Date;
+  /**
+   * Orders entries written in the same millisecond: the time in microseconds plus a per-process
+   * counter, so a trail lists one process's records in the order they were made.
+   */
+  seq: number;
   actor: AuditActor;
   operation: string;
   target: AuditTarget;
@@ -69,6 +74,7 @@ export interface JournalEntry {
 export interface AuditRecord {
   id: string;
   at: Date;
+  seq: number;
   actor: AuditActor;
   operation: string;
   target: AuditTarget;
@@ -86,11 +92,15 @@ export interface NewJournalEntry {
   event?: Omit<JournalEvent, 'id' | 'time'> & { time?: string };
 }
 
+let sequence = 0;
+
 export function newJournalEntry(input: NewJournalEntry, now: Date = new Date()): JournalEntry {
   const id = randomUUID();
+  sequence = (sequence + 1) % 1000;
   const entry: JournalEntry = {
     id,
     at: now,
+    seq: now.getTime() * 1000 + sequence,
     actor: input.actor,
     operation: input.operation,
     target: input.target,
@@ -154,6 +164,7 @@ function toAuditRecord(entry: JournalEntry, relayed: boolean): AuditRecord {
   const record: AuditRecord = {
     id: entry.id,
     at: entry.at,
+    seq: entry.seq,
     actor: entry.actor,
     operation: entry.operation,
     target: entry.target,
@@ -335,7 +346,7 @@ export function createJournal(options: CreateJournalOptions): Journal {
 
     async listAudit(filter, limit = 1000) {
       const stored = await translated(() =>
-        audit().find(filterQuery(filter)).sort({ at: 1, _id: 1 }).limit(limit).toArray(),
+        audit().find(filterQuery(filter)).sort({ at: 1, seq: 1 }).limit(limit).toArray(),
       );
       const records: AuditRecord[] = stored.map((doc) => {
         const { _id, ...fields } = doc as unknown as Omit<AuditRecord, 'id' | 'relayed'> & {
@@ -358,7 +369,7 @@ export function createJournal(options: CreateJournalOptions): Journal {
         );
         if (entry && matches(entry.target, filter)) records.push(toAuditRecord(entry, false));
       }
-      records.sort((a, b) => a.at.getTime() - b.at.getTime() || a.id.localeCompare(b.id));
+      records.sort((a, b) => a.at.getTime() - b.at.getTime() || (a.seq ?? 0) - (b.seq ?? 0));
       return records.slice(0, limit);
     },
   };
