@@ -44,7 +44,7 @@ export interface DpopOptions {
   iatWindowSec?: number;
   /** Most `jti`s remembered. Default 100 000. */
   replayCacheSize?: number;
-  /** Public keys of proofs kept ready (by RFC 7638 thumbprint). Default 1000. */
+  /** Checked proof headers (with their imported public keys) kept ready. Default 1000. */
   keyCacheSize?: number;
 }
 
@@ -54,6 +54,8 @@ export interface ProofInput {
   /** The URL the request was sent to, as the client addressed it. */
   requestUrl: string;
   accessToken: string;
+  /** base64url(SHA-256(accessToken)) when the caller has it already (it keys the token cache). */
+  accessTokenHash?: string;
   /** The access token's `cnf.jkt`. */
   jkt: string;
   nowMs: number;
@@ -189,33 +191,45 @@ function signatureValid(alg: Alg, key: KeyObject, signed: Buffer, signature: Buf
   }
 }
 
+interface CheckedHeader {
+  alg: Alg;
+  thumbprint: string;
+  key: KeyObject;
+}
+
 export function createDpopVerifier(options: DpopOptions = {}) {
   const windowMs = (options.iatWindowSec ?? 60) * 1000;
   // jti → until when it is remembered. Bounded: a flood of valid proofs evicts the oldest entries
   // first, so the size must exceed the proofs accepted within 2 × the window (100 000 covers about
   // 800 requests a second at the default window).
   const seen = new LRUCache<string, number>({ max: options.replayCacheSize ?? 100_000 });
-  // Thumbprint → imported public key. Only keys that access tokens are bound to are kept (a proof
-  // whose key is not the token's cnf.jkt is checked with a key imported for it alone), so a client
-  // cannot fill the cache with throw-away keys; a thumbprint names its key's members exactly.
-  const keys = new LRUCache<string, KeyObject>({ max: options.keyCacheSize ?? 1000 });
+  // Encoded protected header → what checking it gave (algorithm, key thumbprint, imported key).
+  // A client signs every proof under the same header bytes, and everything checked about the
+  // header follows from those bytes alone, so a header seen before is not decoded, checked and
+  // imported again. Only headers whose key an access token is bound to are kept (any other is
+  // checked for its proof alone), so a client cannot fill the cache with throw-away keys.
+  const headers = new LRUCache<string, CheckedHeader>({ max: options.keyCacheSize ?? 1000 });
 
-  return async function verifyProof(input: ProofInput): Promise<void> {
-    const parts = input.proof.split('.');
-    if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) throw malformed();
-    const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
+  function checkedHeader(encodedHeader: string, jkt: string): CheckedHeader {
+    const cached = headers.get(encodedHeader);
+    if (cached) return cached;
     const header = decodeJsonObject(encodedHeader);
     if (header['crit'] !== undefined) throw malformed();
     const { typ, alg } = header;
     if (typeof typ !== 'string' || normalizeTyp(typ) !== 'dpop+jwt') throw malformed();
     if (!isAcceptedAlg(alg)) throw malformed();
     const { thumbprint, members } = checkedJwk(header['jwk'], alg);
+    const checked: CheckedHeader = { alg, thumbprint, key: importKey(members) };
+    if (thumbprint === jkt) headers.set(encodedHeader, checked);
+    return checked;
+  }
+
+  return async function verifyProof(input: ProofInput): Promise<void> {
+    const parts = input.proof.split('.');
+    if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) throw malformed();
+    const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
+    const { alg, thumbprint, key } = checkedHeader(encodedHeader, input.jkt);
     const bound = thumbprint === input.jkt;
-    let key = bound ? keys.get(thumbprint) : undefined;
-    if (!key) {
-      key = importKey(members);
-      if (bound) keys.set(thumbprint, key);
-    }
     const signed = Buffer.from(`${encodedHeader}.${encodedPayload}`, 'ascii');
     if (!signatureValid(alg, key, signed, Buffer.from(encodedSignature, 'base64url'))) {
       throw malformed();
@@ -244,7 +258,9 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     if (typeof iat !== 'number' || Math.abs(input.nowMs - iat * 1000) > windowMs) {
       throw new ProofError('The DPoP proof iat is outside the accepted window');
     }
-    const expectedAth = createHash('sha256').update(input.accessToken, 'ascii').digest('base64url');
+    const expectedAth =
+      input.accessTokenHash ??
+      createHash('sha256').update(input.accessToken, 'ascii').digest('base64url');
     if (ath !== expectedAth) {
       throw new ProofError('The DPoP proof ath does not match the access token');
     }

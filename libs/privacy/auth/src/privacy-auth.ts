@@ -182,8 +182,12 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   const stats: PrivacyAuthStats = { tokenVerifications: 0, tokenCacheHits: 0 };
   const log = options.logger;
 
-  async function verifyToken(token: string, scheme: AuthScheme): Promise<VerifiedToken> {
-    const hash = createHash('sha256').update(token).digest('base64url');
+  /** `hash` is base64url(SHA-256(token)): the cache key, and the `ath` a DPoP proof must carry. */
+  async function verifyToken(
+    token: string,
+    hash: string,
+    scheme: AuthScheme,
+  ): Promise<VerifiedToken> {
     const cached = verified?.get(hash);
     if (cached) {
       if (cached.expMs + toleranceSec * 1000 > now()) {
@@ -300,7 +304,9 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     }
     const scheme: AuthScheme = (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2] as string;
-    const claims = await verifyToken(token, scheme);
+    // The token is ASCII (token68), so this is also the DPoP `ath` of RFC 9449.
+    const hash = createHash('sha256').update(token, 'ascii').digest('base64url');
+    const claims = await verifyToken(token, hash, scheme);
 
     if (scheme === 'Bearer') {
       if (claims.jkt !== undefined) {
@@ -333,6 +339,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           method: req.method,
           requestUrl: requestUrlOf(req),
           accessToken: token,
+          accessTokenHash: hash,
           jkt: claims.jkt,
           nowMs: now(),
         });

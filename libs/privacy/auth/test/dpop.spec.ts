@@ -254,6 +254,15 @@ describe('authenticate with DPoP', () => {
     expectProofRefused(await call(token, `${h}.${forged}.${sig}`, { method: 'POST' }), /signature/);
     const flipped = `${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
     expectProofRefused(await call(token, `${h}.${p}.${flipped}`), /signature/);
+    // The header checked before still names its own key, not the key another token is bound to.
+    const otherToken = await boundToken(await issuer.newDpopKey());
+    const underKnownHeader = await issuer.dpopProof({
+      key,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: otherToken,
+    });
+    expectProofRefused(await call(otherToken, underKnownHeader), /bound to/);
   });
 
   /** A proof with a hand-made header, signed by `key` (for the header checks jose's SignJWT allows). */
