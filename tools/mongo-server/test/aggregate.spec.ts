@@ -46,20 +46,33 @@ describe('aggregate', () => {
   it('when $unwind, $skip, $limit and $count run, then array elements become documents', async () => {
     const unwound = await h.db
       .collection('orders')
-      .aggregate([{ $unwind: '$items' }, { $sort: { _id: 1, items: 1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { items: 1 } }])
+      .aggregate([
+        { $unwind: '$items' },
+        { $sort: { _id: 1, items: 1 } },
+        { $skip: 1 },
+        { $limit: 2 },
+        { $project: { items: 1 } },
+      ])
       .toArray();
     expect(unwound).toEqual([
       { _id: 1, items: 'y' },
       { _id: 2, items: 'x' },
     ]);
-    const [count] = await h.db.collection('orders').aggregate([{ $unwind: '$items' }, { $count: 'n' }]).toArray();
+    const [count] = await h.db
+      .collection('orders')
+      .aggregate([{ $unwind: '$items' }, { $count: 'n' }])
+      .toArray();
     expect(count).toEqual({ n: 4 });
   });
 
   it('when $addFields and $set run, then computed fields are added', async () => {
     const out = await h.db
       .collection('orders')
-      .aggregate([{ $match: { _id: 2 } }, { $addFields: { double: { $multiply: ['$total', 2] } } }, { $set: { tag: 'x' } }])
+      .aggregate([
+        { $match: { _id: 2 } },
+        { $addFields: { double: { $multiply: ['$total', 2] } } },
+        { $set: { tag: 'x' } },
+      ])
       .toArray();
     expect(out[0]).toMatchObject({ _id: 2, double: 40, tag: 'x' });
   });
@@ -73,7 +86,12 @@ describe('aggregate', () => {
         { $project: { who: 1 } },
       ])
       .toArray();
-    expect(out.map((d) => d['who'])).toEqual([[{ _id: 'a', name: 'Ann' }], [{ _id: 'b', name: 'Bob' }], [{ _id: 'a', name: 'Ann' }], []]);
+    expect(out.map((d) => d['who'])).toEqual([
+      [{ _id: 'a', name: 'Ann' }],
+      [{ _id: 'b', name: 'Bob' }],
+      [{ _id: 'a', name: 'Ann' }],
+      [],
+    ]);
   });
 
   it('when $lookup uses ObjectId keys, then they are matched by value', async () => {
@@ -82,23 +100,40 @@ describe('aggregate', () => {
     await h.db.collection('kids').insertOne({ parent: new ObjectId(id.toHexString()) });
     const [kid] = await h.db
       .collection('kids')
-      .aggregate([{ $lookup: { from: 'parents', localField: 'parent', foreignField: '_id', as: 'p' } }])
+      .aggregate([
+        { $lookup: { from: 'parents', localField: 'parent', foreignField: '_id', as: 'p' } },
+      ])
       .toArray();
     expect(kid?.['p']).toEqual([{ _id: id, n: 'p' }]);
   });
 
   it('when a stage is unknown, then the command fails with 40324', async () => {
-    const err = await serverError(h.db.collection('orders').aggregate([{ $frobnicate: {} }]).toArray());
+    const err = await serverError(
+      h.db
+        .collection('orders')
+        .aggregate([{ $frobnicate: {} }])
+        .toArray(),
+    );
     expect(err.code).toBe(40324);
   });
 
   it('when an expression operator is unknown, then the command fails with InvalidPipelineOperator (168)', async () => {
-    const err = await serverError(h.db.collection('orders').aggregate([{ $project: { x: { $frobnicate: 1 } } }]).toArray());
+    const err = await serverError(
+      h.db
+        .collection('orders')
+        .aggregate([{ $project: { x: { $frobnicate: 1 } } }])
+        .toArray(),
+    );
     expect(err.code).toBe(168);
   });
 
   it('when $out is used, then it is refused rather than ignored', async () => {
-    const err = await serverError(h.db.collection('orders').aggregate([{ $out: 'copy' }]).toArray());
+    const err = await serverError(
+      h.db
+        .collection('orders')
+        .aggregate([{ $out: 'copy' }])
+        .toArray(),
+    );
     expect(err.code).toBe(40324);
   });
 

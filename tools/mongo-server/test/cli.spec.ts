@@ -55,7 +55,9 @@ describe('CLI', () => {
     const file = path.join(dir, 'cli.bson');
     const first = await runCli(['--port', '0', '--host', '127.0.0.1', '--data-file', file]);
     expect(first.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+$/);
-    expect(first.lines.every((l) => typeof l['level'] === 'number' && typeof l['time'] === 'number')).toBe(true);
+    expect(
+      first.lines.every((l) => typeof l['level'] === 'number' && typeof l['time'] === 'number'),
+    ).toBe(true);
     const client = new MongoClient(first.uri);
     await client.connect();
     await client.db('cli').collection('c').insertOne({ hello: 'world' });
@@ -67,7 +69,12 @@ describe('CLI', () => {
     const second = await runCli(['--port', '0', '--data-file', file]);
     const again = new MongoClient(second.uri);
     await again.connect();
-    expect(await again.db('cli').collection('c').findOne({}, { projection: { _id: 0 } })).toEqual({ hello: 'world' });
+    expect(
+      await again
+        .db('cli')
+        .collection('c')
+        .findOne({}, { projection: { _id: 0 } }),
+    ).toEqual({ hello: 'world' });
     await again.close();
     const code2 = exited(second.child);
     second.child.kill('SIGINT');
@@ -75,7 +82,10 @@ describe('CLI', () => {
   });
 
   it('when given an unknown flag, then it exits with usage and status 2', async () => {
-    const child = spawn(TSX, [CLI, '--frobnicate'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, [CLI, '--frobnicate'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await exited(child)).toBe(2);

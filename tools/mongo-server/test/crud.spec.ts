@@ -61,7 +61,11 @@ describe('CRUD through the official driver', () => {
 
   it('when count, countDocuments, estimatedDocumentCount and distinct run, then they agree with the data', async () => {
     const coll = h.db.collection('things');
-    await coll.insertMany([{ t: ['x', 'y'], n: 1 }, { t: ['y', 'z'], n: 2 }, { t: 'x', n: 3 }]);
+    await coll.insertMany([
+      { t: ['x', 'y'], n: 1 },
+      { t: ['y', 'z'], n: 2 },
+      { t: 'x', n: 3 },
+    ]);
     expect(await coll.countDocuments({ n: { $gt: 1 } })).toBe(2);
     expect(await coll.estimatedDocumentCount()).toBe(3);
     // distinct: "If the value of the specified field is an array, distinct considers each element".
@@ -77,7 +81,8 @@ describe('CRUD through the official driver', () => {
       { _id: 3, name: null },
       { _id: 4 },
     ]);
-    const ids = async (filter: object): Promise<unknown[]> => (await coll.find(filter).sort({ _id: 1 }).toArray()).map((d) => d._id);
+    const ids = async (filter: object): Promise<unknown[]> =>
+      (await coll.find(filter).sort({ _id: 1 }).toArray()).map((d) => d._id);
     expect(await ids({ tags: 'a' })).toEqual([1]);
     expect(await ids({ tags: { $in: ['c', 'z'] } })).toEqual([2]);
     expect(await ids({ items: { $elemMatch: { sku: 'y', qty: { $gt: 2 } } } })).toEqual([2]);
@@ -100,7 +105,9 @@ describe('CRUD through the official driver', () => {
       { _id: 5, v: 6 },
     ]);
     expect((await coll.find({ v: 5 }).toArray()).map((d) => d._id).sort()).toEqual([1, 2, 3, 4]);
-    expect((await coll.find({ v: { $gt: Long.fromNumber(5) } }).toArray()).map((d) => d._id)).toEqual([5]);
+    expect(
+      (await coll.find({ v: { $gt: Long.fromNumber(5) } }).toArray()).map((d) => d._id),
+    ).toEqual([5]);
   });
 
   it('when ObjectIds and dates are queried, then equality and ranges work on their values', async () => {
@@ -122,12 +129,27 @@ describe('CRUD through the official driver', () => {
     await coll.createIndex({ k: 1 });
     await coll.createIndex({ 'sub.x': 1 }, { sparse: true });
     await coll.createIndex({ a: 1, b: 1 });
-    const values = [1, new Int32(1), Long.fromNumber(1), new Double(1), 2, 'a', 'b', null, true, new Date(0), ['a', 1], [], { y: 1 }];
+    const values = [
+      1,
+      new Int32(1),
+      Long.fromNumber(1),
+      new Double(1),
+      2,
+      'a',
+      'b',
+      null,
+      true,
+      new Date(0),
+      ['a', 1],
+      [],
+      { y: 1 },
+    ];
     const docs: NumberIdDoc[] = [];
     for (let i = 0; i < 60; i++) {
       const doc: NumberIdDoc = { _id: i };
       if (i % 5 !== 0) doc['k'] = values[i % values.length];
-      if (i % 3 === 0) doc['sub'] = i % 2 ? { x: values[(i + 1) % values.length] } : [{ x: 'a' }, { x: 2 }];
+      if (i % 3 === 0)
+        doc['sub'] = i % 2 ? { x: values[(i + 1) % values.length] } : [{ x: 'a' }, { x: 2 }];
       doc['a'] = i % 4;
       doc['b'] = i % 7 === 0 ? ['x', 'y'] : 'x';
       docs.push(doc);
@@ -150,7 +172,9 @@ describe('CRUD through the official driver', () => {
     ];
     for (const filter of filters) {
       const viaIndex = (await coll.find(filter).toArray()).map((d) => d._id).sort((x, y) => x - y);
-      const viaScan = (await coll.find({ $or: [filter] }).toArray()).map((d) => d._id).sort((x, y) => x - y);
+      const viaScan = (await coll.find({ $or: [filter] }).toArray())
+        .map((d) => d._id)
+        .sort((x, y) => x - y);
       expect({ filter, ids: viaIndex }).toEqual({ filter, ids: viaScan });
       expect(viaIndex.length).toBeGreaterThan(0);
     }

@@ -115,8 +115,13 @@ describe('TTL indexes', () => {
         { name: 'no-date', at: 'yesterday' },
         { name: 'missing' },
       ]);
-      while ((await c.countDocuments({ name: 'old' })) > 0) await new Promise((r) => setTimeout(r, 20));
-      expect((await c.find({}, { sort: { name: 1 } }).toArray()).map((d) => d['name'])).toEqual(['fresh', 'missing', 'no-date']);
+      while ((await c.countDocuments({ name: 'old' })) > 0)
+        await new Promise((r) => setTimeout(r, 20));
+      expect((await c.find({}, { sort: { name: 1 } }).toArray()).map((d) => d['name'])).toEqual([
+        'fresh',
+        'missing',
+        'no-date',
+      ]);
     } finally {
       await client.close();
       await server.stop();

@@ -43,11 +43,21 @@ describe('mongoose 9 checklist', () => {
     // "MongoDB CRUD Operations": https://www.mongodb.com/docs/manual/crud/
     const created = await People.create({ email: 'ada@x', name: 'Ada', age: 36 });
     expect(created._id).toBeDefined();
-    expect(await People.findById(created._id).lean()).toMatchObject({ email: 'ada@x', name: 'Ada', age: 36 });
-    expect(await People.findOne({ name: 'Ada' }).select('email -_id').lean()).toEqual({ email: 'ada@x' });
+    expect(await People.findById(created._id).lean()).toMatchObject({
+      email: 'ada@x',
+      name: 'Ada',
+      age: 36,
+    });
+    expect(await People.findOne({ name: 'Ada' }).select('email -_id').lean()).toEqual({
+      email: 'ada@x',
+    });
     const upd = await People.updateOne({ _id: created._id }, { $set: { age: 37 } });
     expect(upd.modifiedCount).toBe(1);
-    const doc = await People.findOneAndUpdate({ email: 'ada@x' }, { $inc: { age: 1 } }, { returnDocument: 'after' }).lean();
+    const doc = await People.findOneAndUpdate(
+      { email: 'ada@x' },
+      { $inc: { age: 1 } },
+      { returnDocument: 'after' },
+    ).lean();
     expect(doc?.age).toBe(38);
     created.name = 'Ada L.';
     await created.save();
@@ -67,9 +77,16 @@ describe('mongoose 9 checklist', () => {
   });
 
   it('when an update hits a unique index, then it fails with 11000', async () => {
-    await People.create([{ email: 'a@x', name: 'A' }, { email: 'b@x', name: 'B' }]);
-    await expect(People.updateOne({ email: 'b@x' }, { $set: { email: 'a@x' } })).rejects.toMatchObject({ code: 11000 });
-    await expect(People.findOneAndUpdate({ email: 'b@x' }, { email: 'a@x' })).rejects.toMatchObject({ code: 11000 });
+    await People.create([
+      { email: 'a@x', name: 'A' },
+      { email: 'b@x', name: 'B' },
+    ]);
+    await expect(
+      People.updateOne({ email: 'b@x' }, { $set: { email: 'a@x' } }),
+    ).rejects.toMatchObject({ code: 11000 });
+    await expect(People.findOneAndUpdate({ email: 'b@x' }, { email: 'a@x' })).rejects.toMatchObject(
+      { code: 11000 },
+    );
   });
 
   it('when insertMany is unordered and has duplicates, then the rest are inserted and the errors are indexed', async () => {
@@ -82,7 +99,11 @@ describe('mongoose 9 checklist', () => {
         { email: 'n2@x', name: 'N2' },
       ],
       { ordered: false },
-    ).catch((e: unknown) => e)) as { code: number; writeErrors: Array<{ index: number; err: { code: number } }>; insertedDocs: unknown[] };
+    ).catch((e: unknown) => e)) as {
+      code: number;
+      writeErrors: Array<{ index: number; err: { code: number } }>;
+      insertedDocs: unknown[];
+    };
     expect(err.code).toBe(11000);
     expect(err.writeErrors.map((e) => e.index)).toEqual([1]);
     expect(await People.countDocuments()).toBe(3);
@@ -97,10 +118,21 @@ describe('mongoose 9 checklist', () => {
     );
     expect(first.upsertedCount).toBe(1);
     expect(first.upsertedId).toBeDefined();
-    const second = await People.updateOne({ email: 'u@x' }, { $set: { age: 2 }, $setOnInsert: { name: 'No' } }, { upsert: true });
+    const second = await People.updateOne(
+      { email: 'u@x' },
+      { $set: { age: 2 }, $setOnInsert: { name: 'No' } },
+      { upsert: true },
+    );
     expect(second).toMatchObject({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
-    expect(await People.findOne({ email: 'u@x' }).lean()).toMatchObject({ name: 'Upserted', age: 2 });
-    const fam = await People.findOneAndUpdate({ email: 'v@x' }, { $set: { name: 'V' } }, { upsert: true, returnDocument: 'after' }).lean();
+    expect(await People.findOne({ email: 'u@x' }).lean()).toMatchObject({
+      name: 'Upserted',
+      age: 2,
+    });
+    const fam = await People.findOneAndUpdate(
+      { email: 'v@x' },
+      { $set: { name: 'V' } },
+      { upsert: true, returnDocument: 'after' },
+    ).lean();
     expect(fam).toMatchObject({ email: 'v@x', name: 'V' });
   });
 
@@ -121,15 +153,20 @@ describe('mongoose 9 checklist', () => {
     expect(res.upsertedCount).toBe(1);
     expect(res.deletedCount).toBe(1);
     await expect(
-      People.bulkWrite([{ insertOne: { document: { email: 'y@x', name: 'again' } } }], { ordered: false }),
+      People.bulkWrite([{ insertOne: { document: { email: 'y@x', name: 'again' } } }], {
+        ordered: false,
+      }),
     ).rejects.toMatchObject({ code: 11000 });
   });
 
   it('when 250 documents are iterated with a cursor, then all arrive over several batches', async () => {
     // "Iterate a Cursor": https://www.mongodb.com/docs/manual/tutorial/iterate-a-cursor/
-    await People.insertMany(Array.from({ length: 250 }, (_, i) => ({ email: `p${i}@x`, name: `P${i}`, age: i })));
+    await People.insertMany(
+      Array.from({ length: 250 }, (_, i) => ({ email: `p${i}@x`, name: `P${i}`, age: i })),
+    );
     const seen: number[] = [];
-    for await (const p of People.find().sort({ age: 1 }).batchSize(40).cursor()) seen.push(p.age as number);
+    for await (const p of People.find().sort({ age: 1 }).batchSize(40).cursor())
+      seen.push(p.age as number);
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => i));
     expect(await People.find({ age: { $gte: 100 } })).toHaveLength(150);
   });
@@ -181,7 +218,10 @@ describe('mongoose 9 checklist', () => {
         { subject: 'music', score: 40 },
       ],
     });
-    await People.updateOne({ email: 's@x', 'scores.subject': 'art' }, { $set: { 'scores.$.score': 95 } });
+    await People.updateOne(
+      { email: 's@x', 'scores.subject': 'art' },
+      { $set: { 'scores.$.score': 95 } },
+    );
     await People.updateOne(
       { email: 's@x' },
       { $inc: { 'scores.$[low].score': 10 } },

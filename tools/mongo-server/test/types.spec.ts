@@ -1,7 +1,17 @@
 // BSON type round-trip. Expected behaviour from the MongoDB manual:
 // - "BSON Types": https://www.mongodb.com/docs/manual/reference/bson-types/ (each value is stored with
 //   its type: 32-bit integer, 64-bit integer, double, decimal128, date, ObjectId, binary data, ...)
-import { Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, UUID, BSONRegExp } from 'mongodb';
+import {
+  Binary,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  ObjectId,
+  Timestamp,
+  UUID,
+  BSONRegExp,
+} from 'mongodb';
 import { startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 describe('BSON types', () => {
@@ -31,7 +41,9 @@ describe('BSON types', () => {
       str: 'tekst med æøå',
     };
     await h.db.collection('t').insertOne(doc);
-    const raw = await h.db.collection('t').findOne({ _id: id }, { promoteValues: false, promoteBuffers: false, bsonRegExp: true });
+    const raw = await h.db
+      .collection('t')
+      .findOne({ _id: id }, { promoteValues: false, promoteBuffers: false, bsonRegExp: true });
     expect(raw).not.toBeNull();
     const got = raw as Record<string, unknown>;
     expect(got['i32']).toEqual(new Int32(42));
@@ -56,9 +68,15 @@ describe('BSON types', () => {
   });
 
   it('when a document is updated elsewhere, then untouched fields keep their BSON types', async () => {
-    await h.db.collection('t').insertOne({ _id: 1 as never, i64: Long.fromNumber(7), dbl: new Double(3), n: 1 });
-    await h.db.collection('t').updateOne({ _id: 1 as never }, { $inc: { n: 1 }, $set: { added: Long.fromNumber(9) } });
-    const got = (await h.db.collection('t').findOne({ _id: 1 as never }, { promoteValues: false })) as Record<string, unknown>;
+    await h.db
+      .collection('t')
+      .insertOne({ _id: 1 as never, i64: Long.fromNumber(7), dbl: new Double(3), n: 1 });
+    await h.db
+      .collection('t')
+      .updateOne({ _id: 1 as never }, { $inc: { n: 1 }, $set: { added: Long.fromNumber(9) } });
+    const got = (await h.db
+      .collection('t')
+      .findOne({ _id: 1 as never }, { promoteValues: false })) as Record<string, unknown>;
     expect(got['i64']).toBeInstanceOf(Long);
     expect(got['dbl']).toBeInstanceOf(Double);
     expect(got['added']).toBeInstanceOf(Long);

@@ -51,7 +51,10 @@ describe('unique indexes', () => {
   it('when a compound unique index exists, then only the same combination is a duplicate', async () => {
     const c = h.db.collection('c');
     await c.createIndex({ a: 1, b: 1 }, { unique: true });
-    await c.insertMany([{ a: 1, b: 1 }, { a: 1, b: 2 }]);
+    await c.insertMany([
+      { a: 1, b: 1 },
+      { a: 1, b: 2 },
+    ]);
     const err = await serverError(c.insertOne({ a: 1, b: 2 }));
     expect(err.message).toContain('index: a_1_b_1 dup key: { a: 1, b: 2 }');
     expect(err['keyPattern']).toEqual({ a: 1, b: 1 });
@@ -83,12 +86,16 @@ describe('unique indexes', () => {
     await c.createIndex({ k: 1 }, { unique: true });
     await c.insertOne({ k: 'taken' });
     const err = await c
-      .insertMany([{ k: 'a' }, { k: 'taken' }, { k: 'b' }, { k: 'a' }, { k: 'c' }], { ordered: false })
+      .insertMany([{ k: 'a' }, { k: 'taken' }, { k: 'b' }, { k: 'a' }, { k: 'c' }], {
+        ordered: false,
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MongoBulkWriteError);
     const bulk = err as MongoBulkWriteError;
     expect(bulk.writeErrors).toHaveLength(2);
-    expect((Array.isArray(bulk.writeErrors) ? bulk.writeErrors : [bulk.writeErrors]).map((e) => e.index)).toEqual([1, 3]);
+    expect(
+      (Array.isArray(bulk.writeErrors) ? bulk.writeErrors : [bulk.writeErrors]).map((e) => e.index),
+    ).toEqual([1, 3]);
     expect(bulk.result.insertedCount).toBe(3);
     expect(await c.countDocuments()).toBe(4);
   });
@@ -96,7 +103,9 @@ describe('unique indexes', () => {
   it('when an ordered insertMany hits a duplicate, then it stops there', async () => {
     const c = h.db.collection('c');
     await c.createIndex({ k: 1 }, { unique: true });
-    const err = (await c.insertMany([{ k: 1 }, { k: 2 }, { k: 1 }, { k: 3 }]).catch((e: unknown) => e)) as MongoBulkWriteError;
+    const err = (await c
+      .insertMany([{ k: 1 }, { k: 2 }, { k: 1 }, { k: 3 }])
+      .catch((e: unknown) => e)) as MongoBulkWriteError;
     expect(err).toBeInstanceOf(MongoBulkWriteError);
     expect(err.result.insertedCount).toBe(2);
     expect(await c.countDocuments()).toBe(2);
@@ -105,7 +114,10 @@ describe('unique indexes', () => {
   it('when an update would create a duplicate, then it fails with 11000 and leaves the document unchanged', async () => {
     const c = h.db.collection('c');
     await c.createIndex({ k: 1 }, { unique: true });
-    await c.insertMany([{ _id: 1, k: 'a' }, { _id: 2, k: 'b' }] as never[]);
+    await c.insertMany([
+      { _id: 1, k: 'a' },
+      { _id: 2, k: 'b' },
+    ] as never[]);
     const err = await serverError(c.updateOne({ _id: 2 as never }, { $set: { k: 'a' } }));
     expect(err.code).toBe(11000);
     expect(err['keyValue']).toEqual({ k: 'a' });
@@ -136,7 +148,9 @@ describe('unique indexes', () => {
     expect(err.code).toBe(11000);
     expect(err['keyPattern']).toEqual({ k: 1 });
     expect(err['keyValue']).toEqual({ k: 'a' });
-    const upsertErr = await serverError(c.findOneAndUpdate({ k: 'zzz' }, { $set: { k: 'a' } }, { upsert: true }));
+    const upsertErr = await serverError(
+      c.findOneAndUpdate({ k: 'zzz' }, { $set: { k: 'a' } }, { upsert: true }),
+    );
     expect(upsertErr.code).toBe(11000);
   });
 

@@ -23,11 +23,18 @@ function header(length: number, requestId: number, opCode: number): Buffer {
   return h;
 }
 
-function opMsg(requestId: number, body: Document, opts: { flags?: number; sequence?: [string, Document[]]; checksum?: 'good' | 'bad' } = {}): Buffer {
+function opMsg(
+  requestId: number,
+  body: Document,
+  opts: { flags?: number; sequence?: [string, Document[]]; checksum?: 'good' | 'bad' } = {},
+): Buffer {
   const parts: Buffer[] = [Buffer.from([0]), Buffer.from(serialize(body))];
   if (opts.sequence) {
     const [id, docs] = opts.sequence;
-    const payload = Buffer.concat([Buffer.from(`${id}\0`), ...docs.map((d) => Buffer.from(serialize(d)))]);
+    const payload = Buffer.concat([
+      Buffer.from(`${id}\0`),
+      ...docs.map((d) => Buffer.from(serialize(d))),
+    ]);
     const size = Buffer.alloc(4);
     size.writeInt32LE(4 + payload.length, 0);
     parts.push(Buffer.from([1]), size, payload);
@@ -45,7 +52,12 @@ function opMsg(requestId: number, body: Document, opts: { flags?: number; sequen
 }
 
 function opQuery(requestId: number, ns: string, query: Document): Buffer {
-  const body = Buffer.concat([Buffer.alloc(4), Buffer.from(`${ns}\0`), Buffer.from([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]), Buffer.from(serialize(query))]);
+  const body = Buffer.concat([
+    Buffer.alloc(4),
+    Buffer.from(`${ns}\0`),
+    Buffer.from([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]),
+    Buffer.from(serialize(query)),
+  ]);
   return Buffer.concat([header(16 + body.length, requestId, OP_QUERY), body]);
 }
 
@@ -108,7 +120,9 @@ describe('wire protocol', () => {
   });
 
   it('when the legacy OP_QUERY isMaster arrives, then an OP_REPLY answers it without topologyVersion', async () => {
-    client.socket.write(opQuery(7, 'admin.$cmd', { isMaster: 1, helloOk: true, client: { driver: { name: 'raw' } } }));
+    client.socket.write(
+      opQuery(7, 'admin.$cmd', { isMaster: 1, helloOk: true, client: { driver: { name: 'raw' } } }),
+    );
     const reply = await client.reply();
     expect(reply.opCode).toBe(OP_REPLY);
     expect(reply.responseTo).toBe(7);
@@ -131,7 +145,9 @@ describe('wire protocol', () => {
   });
 
   it('when a document sequence (kind 1) carries the documents, then insert uses them', async () => {
-    client.socket.write(opMsg(11, { insert: 'seq', $db: 'test' }, { sequence: ['documents', [{ a: 1 }, { a: 2 }]] }));
+    client.socket.write(
+      opMsg(11, { insert: 'seq', $db: 'test' }, { sequence: ['documents', [{ a: 1 }, { a: 2 }]] }),
+    );
     expect((await client.reply()).doc).toMatchObject({ n: 2, ok: 1 });
     client.socket.write(opMsg(12, { count: 'seq', $db: 'test' }));
     expect((await client.reply()).doc).toMatchObject({ n: 2, ok: 1 });
@@ -139,7 +155,9 @@ describe('wire protocol', () => {
 
   it('when a document over 16 MiB arrives, then the insert reports a write error and stores nothing', async () => {
     const big = { s: 'x'.repeat(16 * 1024 * 1024 + 10) };
-    client.socket.write(opMsg(13, { insert: 'big', $db: 'test' }, { sequence: ['documents', [big]] }));
+    client.socket.write(
+      opMsg(13, { insert: 'big', $db: 'test' }, { sequence: ['documents', [big]] }),
+    );
     const reply = (await client.reply()).doc;
     expect(reply['n']).toBe(0);
     expect(reply['writeErrors'][0]).toMatchObject({ index: 0, code: 2 });
@@ -147,7 +165,13 @@ describe('wire protocol', () => {
   });
 
   it('when moreToCome is set (w: 0), then no reply is sent and the next request is answered', async () => {
-    client.socket.write(opMsg(14, { insert: 'quiet', documents: [{ a: 1 }], writeConcern: { w: 0 }, $db: 'test' }, { flags: 2 }));
+    client.socket.write(
+      opMsg(
+        14,
+        { insert: 'quiet', documents: [{ a: 1 }], writeConcern: { w: 0 }, $db: 'test' },
+        { flags: 2 },
+      ),
+    );
     client.socket.write(opMsg(15, { count: 'quiet', $db: 'test' }));
     const reply = await client.reply();
     expect(reply.responseTo).toBe(15);

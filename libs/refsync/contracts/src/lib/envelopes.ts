@@ -33,12 +33,10 @@ export const itemVersionSchema = z
   .min(1)
   .meta({ description: 'The data version at which the item last changed.' });
 
-export const lastChangedSchema = z.iso
-  .datetime()
-  .meta({
-    description: 'When the item last changed: ISO 8601 UTC with milliseconds.',
-    examples: ['2026-11-22T02:00:03.125Z'],
-  });
+export const lastChangedSchema = z.iso.datetime().meta({
+  description: 'When the item last changed: ISO 8601 UTC with milliseconds.',
+  examples: ['2026-11-22T02:00:03.125Z'],
+});
 
 const buildItemEntry = <T extends z.ZodType>(data: T, baseId: string | undefined) =>
   withMeta(

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 
 /** The two datasets the service publishes; also the path segment of the primary spelling. */
-export const datasetSchema = z
-  .enum(['treatmentGroup', 'reimbursementGroup'])
-  .meta({
-    id: 'Dataset',
-    description: 'A published dataset: treatment groups or reimbursement groups.',
-  });
+export const datasetSchema = z.enum(['treatmentGroup', 'reimbursementGroup']).meta({
+  id: 'Dataset',
+  description: 'A published dataset: treatment groups or reimbursement groups.',
+});
 export type Dataset = z.infer<typeof datasetSchema>;
 export const DATASETS: readonly Dataset[] = datasetSchema.options;
 
