@@ -12,6 +12,14 @@ export interface ConnectMongoOptions {
   /** How long an operation waits for a reachable server before failing (driver default: 30 s). */
   serverSelectionTimeoutMS?: number;
   appName?: string;
+  /**
+   * How long start-up keeps trying to reach MongoDB before giving up (default 30 s). Each attempt
+   * waits up to `serverSelectionTimeoutMS`, so a short selection timeout (fast 503s while running)
+   * does not also make the process exit when it starts a moment before the database.
+   */
+  startupTimeoutMs?: number;
+  /** Injected for tests; default setTimeout-based sleep. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -20,6 +28,23 @@ export interface ConnectMongoOptions {
  * fast with a clear error instead of queueing silently until it times out.
  */
 export async function connectMongo(options: ConnectMongoOptions): Promise<Connection> {
+  const { logger } = options;
+  const startupTimeoutMs = options.startupTimeoutMs ?? 30_000;
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connectOnce(options);
+    } catch (err) {
+      if (Date.now() - started >= startupTimeoutMs) throw err;
+      logger.warn({ err, attempt }, 'mongodb not reachable yet; retrying');
+      await sleep(Math.min(250 * 2 ** (attempt - 1), 2000));
+    }
+  }
+}
+
+async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
   const { logger } = options;
   const conn = mongoose.createConnection(options.uri, {
     bufferCommands: false,
@@ -31,7 +56,13 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
   conn.on('disconnected', () => logger.warn('mongodb disconnected'));
   conn.on('reconnected', () => logger.info('mongodb reconnected'));
   conn.on('error', (err: unknown) => logger.error({ err }, 'mongodb connection error'));
-  await conn.asPromise();
+  try {
+    await conn.asPromise();
+  } catch (err) {
+    // A connection whose first attempt failed stays failed: close it and let the caller retry.
+    await conn.close().catch(() => undefined);
+    throw err;
+  }
   logger.info({ db: conn.name }, 'mongodb connected');
   return conn;
 }
