@@ -186,18 +186,58 @@ interface RequestLogState {
   replaced: Logger | undefined;
 }
 
+function requestLogLevel(
+  quietPaths: ReadonlySet<string>,
+  url: string | undefined,
+  statusCode: number,
+  err: unknown,
+): Level {
+  if (quietPaths.has(pathOf(url)) && statusCode !== 500) return 'debug';
+  if (err || statusCode >= 500) return 'error';
+  if (statusCode >= 400) return 'warn';
+  return 'info';
+}
+
+/** What a request log line reads of a request answered outside Express (see requestLineWriter). */
+export interface LoggedRequest {
+  id: string;
+  method: string | undefined;
+  /** The URL as the client sent it (Express's originalUrl). */
+  originalUrl: string;
+  url: string;
+  query: Record<string, unknown>;
+  params: Record<string, string>;
+  headers: Record<string, unknown>;
+  socket: { remoteAddress?: string; remotePort?: number };
+}
+
+/**
+ * The request log line of a successful response written outside Express (a fast path in front of
+ * createHttpApp's app): the same level rules, serializers and "request completed" line as the
+ * middleware, so such a request logs as if Express had answered it. Call it once the response
+ * ended; `startMs` is when the request arrived (Date.now()).
+ */
+export function requestLineWriter(
+  logger: Logger,
+  quietPaths: readonly string[] = DEFAULT_QUIET_PATHS,
+): (req: LoggedRequest, res: ServerResponse, startMs: number) => void {
+  const base = logger.child({}, { serializers: requestLogSerializers });
+  const quiet = new Set(quietPaths);
+  return (req, res, startMs) => {
+    const level = requestLogLevel(quiet, req.url, res.statusCode, undefined);
+    if (!base.isLevelEnabled(level)) return;
+    base.child({ req })[level]({ res, responseTime: Date.now() - startMs }, 'request completed');
+  };
+}
+
 function requestLogger(
   app: Express,
   logger: Logger,
   quietPaths: ReadonlySet<string>,
 ): RequestHandler {
   const base = logger.child({}, { serializers: requestLogSerializers });
-  const levelOf = (req: Request, res: ServerResponse, err: unknown): Level => {
-    if (quietPaths.has(pathOf(req.url)) && res.statusCode !== 500) return 'debug';
-    if (err || res.statusCode >= 500) return 'error';
-    if (res.statusCode >= 400) return 'warn';
-    return 'info';
-  };
+  const levelOf = (req: Request, res: ServerResponse, err: unknown): Level =>
+    requestLogLevel(quietPaths, req.url, res.statusCode, err);
   const withErrorCode = (res: ServerResponse, value: Record<string, unknown>) => {
     const code = responseErrorCodes.get(res);
     return code ? { ...value, errorCode: code } : value;

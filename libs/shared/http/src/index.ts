@@ -11,8 +11,10 @@ export {
   MAX_LOGGED_VALUE_LENGTH,
   REQUEST_ID_HEADER,
   requestIdFrom,
+  requestLineWriter,
   toClientError,
   type CreateHttpAppOptions,
+  type LoggedRequest,
 } from './create-http-app';
 export { allowedMethods } from './allowed-methods';
 export {
