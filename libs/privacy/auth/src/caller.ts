@@ -58,10 +58,18 @@ export function newCaller(
   return new VerifiedCaller(audience, claims.clientId, claims.scopes, claims.pid, scheme);
 }
 
-const callers = new WeakMap<Request, Caller>();
+// Keyed by the request object: Express's request is Node's IncomingMessage, so a caller set on
+// the message before Express sees it (a fast path) is the caller Express's routes read.
+const callers = new WeakMap<object, Caller>();
 
-export function setCaller(req: Request, caller: Caller): void {
+/** Binds a verified caller (from PrivacyAuth.verify) to a request; only for a verified one. */
+export function setCaller(req: object, caller: Caller): void {
   callers.set(req, caller);
+}
+
+/** Whether a caller was bound to this request. */
+export function hasCaller(req: object): boolean {
+  return callers.has(req);
 }
 
 /**

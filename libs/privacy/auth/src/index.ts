@@ -3,6 +3,7 @@ export {
   requireCitizen,
   requireScope,
   scopeName,
+  setCaller,
   type Caller,
   type ScopeKind,
 } from './caller';
@@ -30,6 +31,7 @@ export {
 } from './errors';
 export {
   createPrivacyAuth,
+  type AuthRequest,
   type JwksSource,
   type PrivacyAuth,
   type PrivacyAuthOptions,

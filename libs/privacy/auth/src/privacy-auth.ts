@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import {
   createLocalJWKSet,
@@ -15,7 +16,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
-import { newCaller, setCaller } from './caller';
+import { hasCaller, newCaller, setCaller, type Caller } from './caller';
 import { createDpopVerifier, ProofError, type DpopOptions } from './dpop';
 import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
 
@@ -48,9 +49,24 @@ export interface PrivacyAuthStats {
   tokenCacheHits: number;
 }
 
+/** What the token check reads of a request, whatever framework carries it. */
+export interface AuthRequest {
+  method: string;
+  /** The URL the client addressed (scheme, host, path and query), which a DPoP proof's htu names. */
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
 export interface PrivacyAuth {
-  /** Verifies the request's access token (and DPoP proof); sets the caller for callerOf(req); throws 401. */
+  /**
+   * Verifies the request's access token (and DPoP proof); sets the caller for callerOf(req); throws
+   * 401. A request that already carries a caller (set by a fast path with `verify` and
+   * `setCaller`) is let through unchecked: its proof was checked once, and a second check would
+   * see its jti as a replay.
+   */
   authenticate: RequestHandler;
+  /** The check itself, framework-free: the caller, or a 401 (500 when the keys are unreachable). */
+  verify(request: AuthRequest): Promise<Caller>;
   /** Counters for tests and metrics. */
   stats(): PrivacyAuthStats;
 }
@@ -289,7 +305,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     });
   }
 
-  const authenticate: RequestHandler = async (req, _res, next) => {
+  async function verify(req: AuthRequest): Promise<Caller> {
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') {
       throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)');
@@ -337,7 +353,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         await verifyProof({
           proof,
           method: req.method,
-          requestUrl: requestUrlOf(req),
+          requestUrl: req.url,
           accessToken: token,
           accessTokenHash: hash,
           jkt: claims.jkt,
@@ -354,11 +370,20 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       }
     }
 
-    setCaller(req, newCaller(options.audience, claims, scheme));
+    return newCaller(options.audience, claims, scheme);
+  }
+
+  const authenticate: RequestHandler = async (req, _res, next) => {
+    if (!hasCaller(req)) {
+      setCaller(
+        req,
+        await verify({ method: req.method, url: requestUrlOf(req), headers: req.headers }),
+      );
+    }
     next();
   };
 
-  return { authenticate, stats: () => ({ ...stats }) };
+  return { authenticate, verify, stats: () => ({ ...stats }) };
 }
 
 function errorCode(err: unknown): string {
