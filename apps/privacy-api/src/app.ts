@@ -1,15 +1,23 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PrivacyAuth } from '@nhp/privacy-auth';
+import type { SettingsService } from '@nhp/privacy-domain';
 import { createHttpApp } from '@nhp/shared-http';
 import { healthRouter, type Health } from '@nhp/shared-health';
 import { Router, type Express, type Request, type RequestHandler } from 'express';
 import type { PrivacyContext } from './context';
 import { checkDebugHeader } from './http/debug-header';
 import { createPrivacyErrorFormatter } from './http/error-response';
+import {
+  createStatusFastPath,
+  rethrowFastPathError,
+  type StatusFastPathStats,
+} from './http/status-fast-path';
 import { createDocsRoutes } from './openapi/docs-routes';
 import { createDefinitionRoutes } from './routes/definitions';
 import { createInclusionRoutes } from './routes/inclusions';
 import { createPartRoutes } from './routes/parts';
 import { createRepresentationRoutes } from './routes/representation';
-import { createSettingsRoutes } from './routes/settings';
+import { createSettingsRoutes, createSettingsServiceFor } from './routes/settings';
 import { createYouthAppRoutes } from './routes/youth-app';
 
 export interface PrivacyApiDeps {
@@ -17,6 +25,8 @@ export interface PrivacyApiDeps {
   health: Health;
   /** The access-token check (@nhp/privacy-auth's createPrivacyAuth(...).authenticate). */
   authenticate: RequestHandler;
+  /** The settings use cases (default: made from the context); createPrivacyApp shares one. */
+  settings?: SettingsService;
 }
 
 /**
@@ -62,7 +72,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
   const api = Router();
   api.use(createPartRoutes(context));
   api.use(createDefinitionRoutes(context));
-  api.use(createSettingsRoutes(context));
+  api.use(createSettingsRoutes(context, deps.settings));
   api.use(createInclusionRoutes(context));
   api.use(createRepresentationRoutes(context));
   api.use(createYouthAppRoutes(context));
@@ -76,6 +86,8 @@ export function createApp(deps: PrivacyApiDeps): Express {
     trustProxy: context.options.trustProxy,
     health: healthRouter(deps.health, { probes: false }),
     routes(app) {
+      // Errors the status fast path found in a request it handed over (a no-op for any other).
+      app.use(rethrowFastPathError);
       app.use(checkDebugHeader);
       app.use(docs);
       if (basePath) app.use(basePath, docs);
@@ -84,4 +96,52 @@ export function createApp(deps: PrivacyApiDeps): Express {
       if (basePath) app.use(basePath, api);
     },
   });
+}
+
+export interface PrivacyAppDeps extends Omit<PrivacyApiDeps, 'authenticate' | 'settings'> {
+  /** createPrivacyAuth(...): its middleware guards the Express routes, its verify the fast path. */
+  auth: Pick<PrivacyAuth, 'authenticate' | 'verify'>;
+  /** Default true; false serves every request through Express (tests compare the two). */
+  fastPath?: boolean;
+}
+
+/** A Node request listener (for listen() or supertest) with the Express app behind it. */
+export interface PrivacyApp {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** The Express app: every request the fast path does not answer. */
+  readonly express: Express;
+  /** What the fast path answered and handed over (zeros when it is off). */
+  fastPathStats(): StatusFastPathStats;
+}
+
+/**
+ * privacy-api as main.ts serves it: the Express app (createApp) behind the status check's fast
+ * path (src/http/status-fast-path.ts), both with the same token check and settings use cases.
+ * Pass `express` as listen()'s `errorsFrom`, so parser errors are answered with ErrorResponse.
+ */
+export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
+  const { context } = deps;
+  const settings = createSettingsServiceFor(context);
+  const express = createApp({
+    context,
+    health: deps.health,
+    authenticate: deps.auth.authenticate,
+    settings,
+  });
+  if (deps.fastPath === false) {
+    return Object.assign((req: IncomingMessage, res: ServerResponse) => express(req, res), {
+      express,
+      fastPathStats: () => ({ answered: 0, handedOver: 0 }),
+    });
+  }
+  const fastPath = createStatusFastPath({
+    logger: context.logger,
+    verify: deps.auth.verify,
+    settings,
+    basePath: context.options.basePath,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: context.options.trustProxy,
+    express,
+  });
+  return Object.assign(fastPath, { express, fastPathStats: fastPath.stats });
 }

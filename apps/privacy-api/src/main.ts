@@ -7,7 +7,7 @@ import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, natsIsConnected } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo, mongoPing, syncIndexes } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
-import { createApp } from './app';
+import { createPrivacyApp } from './app';
 import { ensureBuiltIns } from './bootstrap';
 import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
 import { createPrivacyContext } from './context';
@@ -55,13 +55,14 @@ async function main(): Promise<void> {
   const health = createHealth({
     checks: { mongo: () => mongoPing(mongo), nats: () => natsIsConnected(nats) },
   });
-  // The HTTP_* server limits come from the shared environment; parser errors answer ErrorResponse.
-  const server = await listen(
-    createApp({ context, health, authenticate: auth.authenticate }),
-    config.PRIVACY_API_PORT,
-    config.PRIVACY_API_HOST,
-    config,
-  );
+  // The status check's fast path in front of the Express app (src/http/status-fast-path.ts).
+  const app = createPrivacyApp({ context, health, auth });
+  // The HTTP_* server limits come from the shared environment; parser errors answer ErrorResponse
+  // (errorsFrom: the Express app behind the fast path holds the formatter).
+  const server = await listen(app, config.PRIVACY_API_PORT, config.PRIVACY_API_HOST, {
+    ...config,
+    errorsFrom: app.express,
+  });
   logger.info(
     { port: config.PRIVACY_API_PORT, basePath: config.PRIVACY_API_BASE_PATH || undefined },
     'privacy-api listening',

@@ -1,16 +1,19 @@
-import { callerOf, requireScope } from '@nhp/privacy-auth';
+import { callerOf, requireScope, type Caller } from '@nhp/privacy-auth';
 import {
   hentInnbyggereAktivePiForDefinisjonV2QuerySchema,
   hentInnbyggersOpplastedeBevisV2RequestSchema,
   hentInnbyggersPiV2RequestSchema,
   settInnbyggersPersonvernInnstillingV2RequestSchema,
   sjekkInnbyggersPiStatusV2RequestSchema,
+  type PersonvernInnstillingV2,
+  type SjekkInnbyggersPiStatusV2Request,
 } from '@nhp/privacy-contracts';
 import {
   createSettingsService,
   type Actor,
   type DefinitionLookup,
   type GrantLookup,
+  type SettingsService,
   type SettingsStore,
 } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
@@ -34,9 +37,39 @@ export const SETTINGS_PATHS = {
   activeCitizens: `${BASE}/hentinnbyggereaktivepifordefinisjon/v2`,
 } as const;
 
-function actorOf(req: Request): Actor {
-  const caller = callerOf(req);
+function actorOfCaller(caller: Caller): Actor {
   return { clientId: caller.clientId, isAdmin: caller.isAdmin };
+}
+
+function actorOf(req: Request): Actor {
+  return actorOfCaller(callerOf(req));
+}
+
+/** The settings use cases over the context's stores (one instance serves routes and fast path). */
+export function createSettingsServiceFor(deps: SettingsRouteDeps): SettingsService {
+  return createSettingsService({
+    definitions: deps.definitions,
+    grants: deps.grants,
+    store: deps.settings,
+    now: deps.clock,
+    allowSyntheticIds: deps.options.allowSyntheticIds,
+    pageSize: deps.options.pageSize,
+  });
+}
+
+/** The status body's contract (the Express route validates with it, so does the fast path). */
+export const statusRequestSchema = sjekkInnbyggersPiStatusV2RequestSchema;
+
+/**
+ * The status check for a verified caller holding the read scope, with a validated body: what
+ * the route answers, and the fast path (src/http/status-fast-path.ts) too.
+ */
+export function checkStatus(
+  service: SettingsService,
+  caller: Caller,
+  body: SjekkInnbyggersPiStatusV2Request,
+): Promise<PersonvernInnstillingV2> {
+  return service.checkStatus(actorOfCaller(caller), body);
 }
 
 /**
@@ -45,15 +78,10 @@ function actorOf(req: Request): Actor {
  * operations, so a missing scope answers 401 EPVK-100403. Paths match case-insensitively
  * (Express's default), as real clients call them in PascalCase.
  */
-export function createSettingsRoutes(deps: SettingsRouteDeps): Router {
-  const service = createSettingsService({
-    definitions: deps.definitions,
-    grants: deps.grants,
-    store: deps.settings,
-    now: deps.clock,
-    allowSyntheticIds: deps.options.allowSyntheticIds,
-    pageSize: deps.options.pageSize,
-  });
+export function createSettingsRoutes(
+  deps: SettingsRouteDeps,
+  service: SettingsService = createSettingsServiceFor(deps),
+): Router {
   const router = Router();
 
   router.post(
@@ -75,8 +103,8 @@ export function createSettingsRoutes(deps: SettingsRouteDeps): Router {
   router.post(
     SETTINGS_PATHS.status,
     requireScope('read', 401),
-    validate({ body: sjekkInnbyggersPiStatusV2RequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await service.checkStatus(actorOf(req), body));
+    validate({ body: statusRequestSchema }, async ({ body }, req, res) => {
+      res.status(200).json(await checkStatus(service, callerOf(req), body));
     }),
   );
 

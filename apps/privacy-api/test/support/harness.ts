@@ -14,11 +14,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createPrivacyAuth, type PrivacyAuthOptions } from '@nhp/privacy-auth';
+import { createPrivacyAuth, type PrivacyAuth, type PrivacyAuthOptions } from '@nhp/privacy-auth';
 import { ensureJournalIndexes, type AuditContext, type Part } from '@nhp/privacy-data-access';
 import { findTemplate, type Definition, type DefinitionStatus } from '@nhp/privacy-domain';
 import { createTestIssuer, type MintOptions, type TestIssuer } from '@nhp/privacy-testing';
-import { createHealth } from '@nhp/shared-health';
+import { createHealth, type Health } from '@nhp/shared-health';
 import { createLogger, type Logger } from '@nhp/shared-logger';
 import {
   connectNats,
@@ -84,6 +84,9 @@ export interface HarnessOptions {
 export interface PrivacyHarness {
   app: Express;
   context: PrivacyContext;
+  /** The token check `app` uses (for building the app another way, e.g. with its fast path). */
+  auth: PrivacyAuth;
+  health: Health;
   issuer: TestIssuer;
   connection: Connection;
   nats: NatsConnection;
@@ -179,6 +182,8 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
     harness = {
       app,
       context,
+      auth,
+      health,
       issuer,
       connection,
       nats,
