@@ -36,7 +36,7 @@ const trustProxySchema = z.string().transform((raw, ctx): boolean | number | str
   const parts = value.split(',').map((p) => p.trim());
   if (
     value !== '' &&
-    parts.every((p) => /^[0-9A-Fa-f:.\/]+$|^(loopback|linklocal|uniquelocal)$/.test(p))
+    parts.every((p) => /^[0-9A-Fa-f:./]+$|^(loopback|linklocal|uniquelocal)$/.test(p))
   ) {
     return parts.join(',');
   }
