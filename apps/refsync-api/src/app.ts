@@ -7,7 +7,12 @@ import {
 import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
 import { problemDetailsFormatter } from '@nhp/refsync-http';
 import { AppError } from '@nhp/shared-errors';
-import { createHttpApp, REQUEST_ID_HEADER, requestIdFrom } from '@nhp/shared-http';
+import {
+  createHttpApp,
+  REQUEST_ID_HEADER,
+  renderApiDocsPage,
+  requestIdFrom,
+} from '@nhp/shared-http';
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,
@@ -21,7 +26,6 @@ import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from './dataset
 import { NegotiationMemo } from './http/negotiation';
 import { pathOf } from './http/query';
 import { RefsyncApiMetrics, type StatusCounts } from './metrics';
-import { renderDocsPage } from './openapi/docs-page';
 import { openApiDocument } from './openapi/openapi-document';
 import { DatasetRequests, matches } from './requests/dataset-requests';
 import {
@@ -245,7 +249,16 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       });
       app.get('/docs', (req, res) => {
         const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-        res.type('html').send(renderDocsPage(docsOpenApi, origin));
+        res.type('html').send(
+          renderApiDocsPage(docsOpenApi, {
+            origin,
+            credential: {
+              curl: "-H 'X-API-KEY: <your key>'",
+              badge: 'X-API-KEY',
+              publicBadge: 'no key',
+            },
+          }),
+        );
       });
       // Operational figures, no data: scraped without a key, like the probes (see README).
       app.get('/metrics', async (_req, res) => {

@@ -31,3 +31,4 @@ export {
   type HttpServerLimits,
   type ListenOptions,
 } from './server';
+export { renderApiDocsPage, type ApiDocsPageOptions, type ApiDocument } from './api-docs-page';

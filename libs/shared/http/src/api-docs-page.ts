@@ -1,4 +1,31 @@
-import type { OpenApiDocument } from './openapi-document';
+/**
+ * The API reference page both APIs serve at /docs, rendered on the server from their OpenAPI 3.1
+ * document: one static, self-contained HTML page (inline CSS, no script, no CDN), so it works on
+ * machines without internet access and cannot drift from /openapi.json. What differs between the
+ * apps (how a caller presents credentials) comes in as options; the page knows no app.
+ */
+
+/** The parts of an OpenAPI 3.1 document the page reads. */
+export interface ApiDocument {
+  openapi?: unknown;
+  info?: unknown;
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, unknown>;
+}
+
+export interface ApiDocsPageOptions {
+  /** scheme://host the curl examples call (e.g. taken from the request). */
+  origin: string;
+  /** How an operation that needs credentials is called. */
+  credential: {
+    /** curl flags, e.g. `-H 'X-API-KEY: <your key>'` (HTML-escaped by the page). */
+    curl: string;
+    /** Badge of an operation that needs them, e.g. `X-API-KEY`. */
+    badge: string;
+    /** Badge of a public operation, e.g. `no key`. */
+    publicBadge: string;
+  };
+}
 
 interface OpenApiOperation {
   operationId: string;
@@ -10,19 +37,16 @@ interface OpenApiOperation {
   responses: Record<string, unknown>;
 }
 
-/**
- * The API reference at /docs, rendered on the server from the OpenAPI document: one static,
- * self-contained HTML page (inline CSS, no script, no CDN), so it works on machines without
- * internet access and cannot drift from /openapi.json. (Adapted from refsync-api's page: the two
- * apps may not import each other.)
- */
-
 type Json = Record<string, unknown>;
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
     c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;',
   );
+
+/** Text inside an element (quotes need no escaping there, and a shell example keeps them). */
+const escapeText = (text: string): string =>
+  text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 
 /** `code` spans and paragraphs/bullets: the only markup the document's descriptions use. */
 function prose(text: string | undefined): string {
@@ -114,28 +138,29 @@ ${rows ? `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Note
 </section>`;
 }
 
-function resolveResponse(doc: OpenApiDocument, response: unknown): Json {
+function resolveResponse(doc: ApiDocument, response: unknown): Json {
   const r = response as Json;
   if (typeof r['$ref'] === 'string') {
-    const responses = (doc.components['responses'] ?? {}) as Record<string, Json>;
+    const responses = (doc.components?.['responses'] ?? {}) as Record<string, Json>;
     return responses[refName(r['$ref'])] ?? {};
   }
   return r;
 }
 
-function resolveParameter(doc: OpenApiDocument, parameter: Json): Json {
+function resolveParameter(doc: ApiDocument, parameter: Json): Json {
   if (typeof parameter['$ref'] !== 'string') return parameter;
-  const parameters = (doc.components['parameters'] ?? {}) as Record<string, Json>;
+  const parameters = (doc.components?.['parameters'] ?? {}) as Record<string, Json>;
   return parameters[refName(parameter['$ref'])] ?? {};
 }
 
 function operationSection(
-  doc: OpenApiDocument,
+  doc: ApiDocument,
   path: string,
   method: string,
   op: OpenApiOperation,
+  options: ApiDocsPageOptions,
 ): string {
-  const needsToken = op.security === undefined || op.security.length > 0;
+  const needsCredential = op.security === undefined || op.security.length > 0;
   const params = (op.parameters ?? [])
     .map((p) => resolveParameter(doc, p))
     .map(
@@ -161,12 +186,13 @@ function operationSection(
     .join('');
   const bodyMedia = op.requestBody?.content?.['application/json'];
   const body = bodyMedia ? `<p>Body: ${typeOf(bodyMedia.schema)}</p>` : '';
-  const auth = needsToken ? ` -H 'Authorization: Bearer &lt;token&gt;'` : '';
+  const verb = method.toUpperCase() === 'GET' ? '' : ` -X ${escapeHtml(method.toUpperCase())}`;
+  const auth = needsCredential ? ` ${escapeText(options.credential.curl)}` : '';
   const data = bodyMedia ? ` -H 'Content-Type: application/json' -d '{...}'` : '';
-  const example = `curl -i -X ${escapeHtml(method.toUpperCase())}${auth}${data} 'http://localhost:3001${escapeHtml(path)}'`;
+  const example = `curl -i${verb}${auth}${data} '${escapeHtml(options.origin)}${escapeHtml(path)}'`;
   return `<section class="op" id="op-${escapeHtml(op.operationId)}">
 <h3><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>
-<p class="summary">${escapeHtml(op.summary)}${needsToken ? ' <span class="key">token</span>' : ' <span class="public">no token</span>'}</p>
+<p class="summary">${escapeHtml(op.summary)}${needsCredential ? ` <span class="key">${escapeHtml(options.credential.badge)}</span>` : ` <span class="public">${escapeHtml(options.credential.publicBadge)}</span>`}</p>
 ${prose(op.description)}
 ${body}
 ${params ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Description</th></tr></thead><tbody>${params}</tbody></table>` : ''}
@@ -190,9 +216,9 @@ pre{background:#0f1b2a;color:#e6edf3;padding:.8rem;border-radius:6px;overflow:au
 pre code{background:none}.note{color:#56606b;font-style:italic}details summary{cursor:pointer;color:#12355b}
 `;
 
-/** Renders the page (once per process: it depends on nothing but the document). */
-export function renderDocsPage(doc: OpenApiDocument): string {
-  const info = doc['info'] as Json;
+/** Renders the page; it depends on nothing but its arguments, so callers may keep the result. */
+export function renderApiDocsPage(doc: ApiDocument, options: ApiDocsPageOptions): string {
+  const info = (doc.info ?? {}) as Json;
   const ops: string[] = [];
   const toc: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -201,23 +227,26 @@ export function renderDocsPage(doc: OpenApiDocument): string {
       toc.push(
         `<li><a href="#op-${escapeHtml(op.operationId)}">${escapeHtml(method.toUpperCase())} ${escapeHtml(path)}</a></li>`,
       );
-      ops.push(operationSection(doc, path, method, op));
+      ops.push(operationSection(doc, path, method, op, options));
     }
   }
-  const schemes = (doc.components['securitySchemes'] ?? {}) as Record<string, Json>;
+  const schemes = (doc.components?.['securitySchemes'] ?? {}) as Record<string, Json>;
   const auth = Object.entries(schemes)
-    .map(
-      ([name, s]) =>
-        `<p><strong>${escapeHtml(name)}</strong> (${escapeHtml(String(s['type']))} ${escapeHtml(String(s['scheme'] ?? ''))}): ${prose(String(s['description'] ?? ''))}</p>`,
-    )
+    .map(([name, s]) => {
+      const how =
+        s['type'] === 'apiKey'
+          ? `: header <code>${escapeHtml(String(s['name']))}</code>.`
+          : ` (${escapeHtml(String(s['type']))} ${escapeHtml(String(s['scheme'] ?? ''))}):`;
+      return `<p><strong>${escapeHtml(name)}</strong>${how} ${prose(String(s['description'] ?? ''))}</p>`;
+    })
     .join('');
-  const schemas = Object.entries((doc.components['schemas'] ?? {}) as Json)
+  const schemas = Object.entries((doc.components?.['schemas'] ?? {}) as Json)
     .map(([name, schema]) => schemaSection(name, schema as Json))
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(String(info['title']))}</title><style>${STYLE}</style></head>
-<body><header><h1>${escapeHtml(String(info['title']))}</h1><div>API version ${escapeHtml(String(info['version']))} · OpenAPI ${escapeHtml(String(doc['openapi']))} · <a href="openapi.json">openapi.json</a></div></header>
+<body><header><h1>${escapeHtml(String(info['title']))}</h1><div>API version ${escapeHtml(String(info['version']))} · OpenAPI ${escapeHtml(String(doc.openapi))} · <a href="openapi.json">openapi.json</a></div></header>
 <main>
 ${prose(String(info['description'] ?? ''))}
 <h2>Authentication</h2>${auth}
