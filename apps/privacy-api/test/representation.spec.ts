@@ -6,7 +6,7 @@ import { connectMongo } from '@nhp/shared-persistence';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrivacyContext } from '../src/context';
-import { fnrBornOn } from './representation-fixtures';
+import { fnrBornOn } from '@nhp/privacy-testing';
 import { usePrivacyHarness } from './support/harness';
 
 /** The business clock: each test sets the day it asks on. */

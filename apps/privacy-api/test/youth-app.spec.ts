@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrivacyContext } from '../src/context';
-import { fnrBornOn } from './representation-fixtures';
+import { fnrBornOn } from '@nhp/privacy-testing';
 import { usePrivacyHarness } from './support/harness';
 
 const h = usePrivacyHarness({ options: { basePath: '/personvern' } });

@@ -1,27 +1,8 @@
+import type { ErrorResponse, PrivacyErrorCategory } from '@nhp/privacy-contracts';
 import { PRIVACY_CODES } from '@nhp/privacy-domain';
 import type { AppError, ErrorCategory } from '@nhp/shared-errors';
 import { clientMessage, type ErrorContext, type ErrorFormatter } from '@nhp/shared-http';
 import { debugRequested } from './debug-header';
-
-/** ErrorResponse.errorCategory, as the interface enumerates it. */
-export const PRIVACY_ERROR_CATEGORIES = [
-  'Unknown',
-  'SessionExpired',
-  'ClientValidationError',
-  'ServerValidationError',
-  'DataMappingError',
-  'EndpointIsDown',
-  'ConfigError',
-  'EndpointUnknownError',
-  'Critical',
-] as const;
-export type PrivacyErrorCategory = (typeof PRIVACY_ERROR_CATEGORIES)[number];
-
-export interface PrivacyErrorResponse {
-  code: string | null;
-  message: string | null;
-  errorCategory: PrivacyErrorCategory;
-}
 
 const CATEGORY: Record<ErrorCategory, PrivacyErrorCategory> = {
   validation: 'ClientValidationError',
@@ -211,7 +192,7 @@ export function createPrivacyErrorFormatter(options: PrivacyErrorFormatterOption
     const { status, code, category } = mapped(err);
     let message = clientMessage(err);
     if (options.allowDebug && debugRequested(req.headers)) message += debugSuffix(err, req);
-    const body: PrivacyErrorResponse = { code, message, errorCategory: category };
+    const body: ErrorResponse = { code, message, errorCategory: category };
     return { status, contentType: 'application/json', body };
   };
 }

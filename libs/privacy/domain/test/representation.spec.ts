@@ -7,7 +7,7 @@ import {
   tilleggsinfoOf,
   type RepresentationRelationship,
 } from '../src';
-import { fnrBornOn } from './fnr-builder';
+import { fnrBornOn } from '@nhp/privacy-testing';
 
 const PARENT = '13116900216';
 const GUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
