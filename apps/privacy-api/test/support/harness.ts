@@ -13,7 +13,6 @@
  *   });
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { createPrivacyAuth, type PrivacyAuth, type PrivacyAuthOptions } from '@nhp/privacy-auth';
 import { ensureJournalIndexes, type AuditContext, type Part } from '@nhp/privacy-data-access';
 import { findTemplate, type Definition, type DefinitionStatus } from '@nhp/privacy-domain';
@@ -27,7 +26,11 @@ import {
   type NatsConnection,
 } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo, mongoPing } from '@nhp/shared-persistence';
-import { startTestInfra, type TestInfra } from '@nhp/shared-testing';
+import {
+  LogCapture as SharedLogCapture,
+  startTestInfra,
+  type TestInfra,
+} from '@nhp/shared-testing';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import { createApp } from '../../src/app';
@@ -47,24 +50,10 @@ export const TEMPLATES = {
 export const TEST_CLIENT = 'test-client';
 const SEEDER: AuditContext = { actor: { kind: 'admin', id: 'test-harness' } };
 
-/** Log lines as parsed JSON objects, for tests that check what is (and is not) logged. */
-export class LogCapture {
-  readonly lines: Array<Record<string, unknown>> = [];
-  readonly raw: string[] = [];
-  readonly logger: Logger;
-
+/** Log lines as parsed JSON objects (the shared capture, named after this app). */
+export class LogCapture extends SharedLogCapture {
   constructor(level = 'info') {
-    const sink = new Writable({
-      write: (chunk: Buffer, _enc, done) => {
-        for (const line of chunk.toString('utf8').split('\n')) {
-          if (!line.trim()) continue;
-          this.raw.push(line);
-          this.lines.push(JSON.parse(line) as Record<string, unknown>);
-        }
-        done();
-      },
-    });
-    this.logger = createLogger({ name: 'privacy-api-test', level, destination: sink });
+    super(level, 'privacy-api-test');
   }
 }
 

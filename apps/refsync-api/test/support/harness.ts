@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import {
   DATASETS,
   REFSYNC_STREAM,
@@ -15,7 +14,7 @@ import {
   type RefsyncWriteRepository,
   type StagedItemChange,
 } from '@nhp/refsync-data-access';
-import { createLogger, type Logger } from '@nhp/shared-logger';
+import { createLogger } from '@nhp/shared-logger';
 import {
   connectNats,
   defineEvent,
@@ -26,7 +25,11 @@ import {
   type NatsConnection,
 } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { startTestInfra, type TestInfra } from '@nhp/shared-testing';
+import {
+  LogCapture as SharedLogCapture,
+  startTestInfra,
+  type TestInfra,
+} from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
 import { sha256Hex, type ApiKeyEntry } from '../../src/auth/api-keys';
 import { createApp, type RefsyncApp, type RefsyncAppDeps } from '../../src/app';
@@ -39,24 +42,10 @@ export function keyEntry(client: string, key: string): ApiKeyEntry {
   return { client, sha256: Buffer.from(sha256Hex(key), 'hex') };
 }
 
-/** Log lines as parsed JSON objects, for tests that check what is (and is not) logged. */
-export class LogCapture {
-  readonly lines: Array<Record<string, unknown>> = [];
-  readonly raw: string[] = [];
-  readonly logger: Logger;
-
+/** Log lines as parsed JSON objects (the shared capture, named after this app). */
+export class LogCapture extends SharedLogCapture {
   constructor(level = 'debug') {
-    const sink = new Writable({
-      write: (chunk: Buffer, _enc, done) => {
-        for (const line of chunk.toString('utf8').split('\n')) {
-          if (!line.trim()) continue;
-          this.raw.push(line);
-          this.lines.push(JSON.parse(line) as Record<string, unknown>);
-        }
-        done();
-      },
-    });
-    this.logger = createLogger({ name: 'refsync-api-test', level, destination: sink });
+    super(level, 'refsync-api-test');
   }
 }
 

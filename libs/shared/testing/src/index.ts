@@ -6,3 +6,4 @@ export {
   type StartNatsServerOptions,
 } from './nats-server';
 export { freePort } from './free-port';
+export { LogCapture } from './log-capture';

@@ -3,8 +3,6 @@ import {
   type Definition,
   type DefinitionLookup,
   type DefinitionStatus,
-  type FasteMetadata,
-  type PiType,
   type Relasjon,
 } from '@nhp/privacy-domain';
 import { duplicateKeyInfo, toAppError, translated } from '@nhp/shared-persistence';
@@ -25,23 +23,10 @@ export interface DefinitionChanges {
   status?: DefinitionStatus;
 }
 
-interface DefinitionDocument {
+/** The stored shape: the domain's Definition keyed by its GUID, with timestamps and the journal. */
+interface DefinitionDocument extends Omit<Definition, 'definisjonGuid'> {
   /** definisjonGuid in lower case. */
   _id: string;
-  definisjonMalGuid: string;
-  partKode: string;
-  navn: string | null;
-  beskrivelse: string | null;
-  visning: string | null;
-  fullstendigTekstInnhold: string | null;
-  kravTilLesingAvFullstendigTekst: boolean;
-  sortering: number | null;
-  replikering: boolean;
-  relasjoner: Relasjon[];
-  status: DefinitionStatus;
-  typePi: PiType;
-  fasteMetadata: FasteMetadata;
-  takesPeriods: boolean;
   createdAt: Date;
   updatedAt: Date;
   journal?: JournalEntry[];
