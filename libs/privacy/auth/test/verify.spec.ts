@@ -48,6 +48,22 @@ describe('verify', () => {
     expect((replay as AppError).status).toBe(401);
   });
 
+  it('when one DPoP proof arrives on many requests at once, then exactly one is accepted', async () => {
+    // The signature is checked off the event loop, so the copies' checks overlap; the jti is
+    // remembered in the same turn as it is looked up, after the signature, so one copy wins.
+    const key = await issuer.newDpopKey();
+    const token = await issuer.mint({ clientId: 'acme', scopes: ['read'], dpopKey: key });
+    const url = 'http://127.0.0.1:1234/personverninnstillinger/sjekkinnbyggerspistatus/v2';
+    const proof = await issuer.dpopProof({ key, method: 'POST', url, accessToken: token });
+    const input = { method: 'POST', url, headers: { authorization: `DPoP ${token}`, dpop: proof } };
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => auth.verify(input)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((o.reason as AppError).status).toBe(401);
+      expect((o.reason as AppError).message).toMatch(/used before/);
+    }
+  });
+
   it('when a request already carries a verified caller, then authenticate lets it through without a token, and without one it refuses', async () => {
     const token = await issuer.mint({ clientId: 'fast', scopes: ['read'] });
     const caller = await auth.verify({
