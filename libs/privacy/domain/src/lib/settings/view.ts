@@ -6,13 +6,20 @@ import type {
 } from '@nhp/privacy-contracts';
 import type { Definition, FasteMetadata, PiType } from '../types';
 import { isActiveAt } from './active';
-import { normaliseMetadata } from './metadata';
 import type { SettingState } from './model';
 
-const PREFIX: Record<PiType, 'sa' | 're' | 'tb'> = {
-  samtykke: 'sa',
-  reservasjon: 're',
-  tilgangsbegrensning: 'tb',
+/** The names of a type's metadata members (sa-, re-, tb-), spelled out once per type. */
+function keysOf(prefix: 'sa' | 're' | 'tb') {
+  return {
+    metadata: `${prefix}Metadata`,
+    faste: `${prefix}FasteMetadata`,
+    innbygger: `${prefix}InnbyggerMetadata`,
+  };
+}
+const KEYS: Record<PiType, ReturnType<typeof keysOf>> = {
+  samtykke: keysOf('sa'),
+  reservasjon: keysOf('re'),
+  tilgangsbegrensning: keysOf('tb'),
 };
 
 function fasteMetadataView(typePi: PiType, faste: FasteMetadata) {
@@ -38,20 +45,24 @@ function fasteMetadataView(typePi: PiType, faste: FasteMetadata) {
   };
 }
 
-/** Answers carry the metadata of the definition's type only, and always its full shape. */
-function innbyggerMetadataView(typePi: PiType, metadata: InnbyggerMetadata): InnbyggerMetadata {
-  const full = normaliseMetadata(typePi, null);
-  return {
-    ...full,
-    ...metadata,
-    ...(typePi === 'tilgangsbegrensning'
-      ? { detaljertAngivelse: metadata.detaljertAngivelse ?? full.detaljertAngivelse }
-      : { detaljertAngivelse: undefined }),
+/**
+ * Answers carry the metadata of the definition's type only, and always its full shape (stored
+ * metadata is canonical already, see normaliseMetadata; this fills what an older document lacks).
+ */
+function innbyggerMetadataView(
+  typePi: PiType,
+  metadata: InnbyggerMetadata | undefined,
+): InnbyggerMetadata {
+  const view: InnbyggerMetadata = {
+    tidsbegrensning: metadata?.tidsbegrensning ?? { perioder: null },
   };
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  if (typePi === 'tilgangsbegrensning') {
+    view.detaljertAngivelse = metadata?.detaljertAngivelse ?? {
+      navngittHelseperson: null,
+      helseforetak: null,
+    };
+  }
+  return view;
 }
 
 /** PersonvernInnstillingV2 of a definition for a citizen: the instance if there is one. */
@@ -62,13 +73,11 @@ export function settingView(
   now: Date,
 ): PersonvernInnstillingV2 {
   const typePi = definition.typePi;
-  const p = PREFIX[typePi];
-  const metadata = stripUndefined(
-    innbyggerMetadataView(typePi, instance?.metadata ?? normaliseMetadata(typePi, null)),
-  );
+  const keys = KEYS[typePi];
+  const metadata = innbyggerMetadataView(typePi, instance?.metadata);
   const wrapper = {
-    [`${p}FasteMetadata`]: fasteMetadataView(typePi, definition.fasteMetadata),
-    [`${p}InnbyggerMetadata`]: metadata,
+    [keys.faste]: fasteMetadataView(typePi, definition.fasteMetadata),
+    [keys.innbygger]: metadata,
   };
   return {
     innbyggerFnr: instance?.innbyggerFnr ?? innbyggerFnr,
@@ -77,7 +86,7 @@ export function settingView(
     partKode: definition.partKode,
     typePi,
     aktiv: instance ? isActiveAt(definition, instance, now) : false,
-    [`${p}Metadata`]: wrapper,
+    [keys.metadata]: wrapper,
     sekvensnummer: instance?.sekvensnummer ?? null,
     opprettetTidspunkt: instance?.opprettetTidspunkt.toISOString() ?? null,
     sistEndretTidspunkt: instance?.sistEndretTidspunkt.toISOString() ?? null,
@@ -91,9 +100,7 @@ export function activeCitizenView(
   const typePi = definition.typePi;
   return {
     innbyggerFnr: instance.innbyggerFnr,
-    [`${PREFIX[typePi]}InnbyggerMetadata`]: stripUndefined(
-      innbyggerMetadataView(typePi, instance.metadata),
-    ),
+    [KEYS[typePi].innbygger]: innbyggerMetadataView(typePi, instance.metadata),
     sekvensnummer: instance.sekvensnummer,
     opprettetTidspunkt: instance.opprettetTidspunkt.toISOString(),
     sistEndretTidspunkt: instance.sistEndretTidspunkt.toISOString(),
@@ -112,7 +119,7 @@ export function activePageView(
     definisjonNavn: definition.navn,
     partKode: definition.partKode,
     typePi,
-    [`${PREFIX[typePi]}FasteMetadata`]: fasteMetadataView(typePi, definition.fasteMetadata),
+    [KEYS[typePi].faste]: fasteMetadataView(typePi, definition.fasteMetadata),
     pagingReference,
     personvernInnstillinger: entries,
   } as HentInnbyggereAktivePiForDefinisjonV2Response;
