@@ -71,7 +71,7 @@ const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 const CONNECTIONS = 10;
 const DURATION_S = 3;
 // PRIVACY_BENCH_ROUNDS changes the number of paired rounds (odd, so that the median is one round).
-const ROUNDS = Number(process.env['PRIVACY_BENCH_ROUNDS'] ?? 5);
+const ROUNDS = Math.max(1, Math.floor(Number(process.env['PRIVACY_BENCH_ROUNDS'] ?? 5)) || 5);
 const STATUS_CITIZENS = 500;
 const WALK_INSTANCES = 100_000;
 const PAGE_SIZE = 1000;
@@ -292,7 +292,10 @@ async function startStack(): Promise<Stack> {
   const bareFile = join(workDir, 'bare.js');
   await writeFile(bareFile, BARE_SERVER);
   const barePort = await freePort();
-  const bare = spawnProgram([...profile('bare'), bareFile], { MONGO_URL: mongoUrl, PORT: String(barePort) });
+  const bare = spawnProgram([...profile('bare'), bareFile], {
+    MONGO_URL: mongoUrl,
+    PORT: String(barePort),
+  });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await waitFor(bareUrl, 'the bare server', true);
 
