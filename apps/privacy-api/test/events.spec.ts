@@ -6,9 +6,10 @@ import {
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createSettingEventPublisher, privacyEventsStreamSpec } from '@nhp/privacy-data-access';
 import { createLogger } from '@nhp/shared-logger';
+import { syntheticFnr } from '@nhp/privacy-testing';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
-import { PATHS, syntheticFnr } from './settings-fixtures';
+import { PATHS } from './settings-fixtures';
 
 const h = usePrivacyHarness();
 

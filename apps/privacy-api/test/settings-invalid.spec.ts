@@ -1,8 +1,9 @@
 import { PROOFS_COLLECTION, SETTINGS_COLLECTION } from '@nhp/privacy-data-access';
 import fc from 'fast-check';
+import { syntheticFnr } from '@nhp/privacy-testing';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
-import { PATHS, syntheticFnr } from './settings-fixtures';
+import { PATHS } from './settings-fixtures';
 
 const h = usePrivacyHarness();
 

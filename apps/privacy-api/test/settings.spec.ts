@@ -6,9 +6,10 @@ import {
 } from '@nhp/privacy-contracts';
 import { PROOFS_COLLECTION, SETTINGS_COLLECTION } from '@nhp/privacy-data-access';
 import type { Definition } from '@nhp/privacy-domain';
+import { syntheticFnr } from '@nhp/privacy-testing';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
-import { PATHS, PROOF_BYTES, syntheticFnr } from './settings-fixtures';
+import { PATHS, PROOF_BYTES } from './settings-fixtures';
 
 const BASE_PATH = '/personvern';
 const h = usePrivacyHarness({ options: { basePath: BASE_PATH, pageSize: 4 } });

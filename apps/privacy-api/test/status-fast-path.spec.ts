@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { Definition } from '@nhp/privacy-domain';
-import { newDpopKey, type DpopKey } from '@nhp/privacy-testing';
+import { newDpopKey, syntheticFnr, type DpopKey } from '@nhp/privacy-testing';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
 import request, { type Response } from 'supertest';
 import { createPrivacyApp, type PrivacyApp } from '../src/app';
-import { PATHS, syntheticFnr } from './settings-fixtures';
+import { PATHS } from './settings-fixtures';
 import { LogCapture, TEST_CLIENT, TEMPLATES, usePrivacyHarness } from './support/harness';
 
 /**

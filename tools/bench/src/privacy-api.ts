@@ -34,7 +34,7 @@ import {
   SETTINGS_COLLECTION,
 } from '@nhp/privacy-data-access';
 import { findTemplate, normaliseMetadata, type Definition } from '@nhp/privacy-domain';
-import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
+import { createTestIssuer, syntheticFnr, type TestIssuer } from '@nhp/privacy-testing';
 import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
@@ -99,29 +99,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
-
-/** Distinct valid synthetic identity numbers (month + 80, both mod-11 check digits). */
-function syntheticFnr(i: number): string {
-  const K1 = [3, 7, 6, 1, 8, 9, 4, 5, 2];
-  const K2 = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
-  const check = (w: number[], d: number[]) => {
-    const r = 11 - (w.reduce((s, x, j) => s + x * (d[j] as number), 0) % 11);
-    return r === 11 ? 0 : r;
-  };
-  for (let n = i; ; n += 1_000_003) {
-    const day = String((n % 28) + 1).padStart(2, '0');
-    const month = String(81 + (Math.floor(n / 28) % 12)).padStart(2, '0');
-    const year = String(Math.floor(n / 336) % 100).padStart(2, '0');
-    const individual = String(Math.floor(n / 33600) % 500).padStart(3, '0');
-    const base = `${day}${month}${year}${individual}`;
-    const digits = [...base].map(Number);
-    const k1 = check(K1, digits);
-    if (k1 === 10) continue;
-    const k2 = check(K2, [...digits, k1]);
-    if (k2 === 10) continue;
-    return `${base}${k1}${k2}`;
-  }
-}
 
 function rssMbOf(pid: number | undefined): number {
   if (pid === undefined) return 0;

@@ -5,6 +5,7 @@ import {
   type Definition,
   type SettingsService,
 } from '@nhp/privacy-domain';
+import { syntheticFnr } from '@nhp/privacy-testing';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { useTestInfra } from '@nhp/shared-testing';
@@ -49,26 +50,6 @@ function definition(definisjonGuid: string): Definition {
     fasteMetadata: RESERVATION.fasteMetadata,
     takesPeriods: false,
   };
-}
-
-/** Valid synthetic identity numbers: 11 digits with both check digits, month + 80. */
-function syntheticFnr(i: number): string {
-  const K1 = [3, 7, 6, 1, 8, 9, 4, 5, 2];
-  const K2 = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
-  for (let individual = i; ; individual += 1000) {
-    const day = String((individual % 28) + 1).padStart(2, '0');
-    const base = `${day}8${(Math.floor(individual / 28) % 9) + 1}90${String(individual % 500).padStart(3, '0')}`;
-    const digits = [...base].map(Number);
-    const check = (w: number[], d: number[]) => {
-      const r = 11 - (w.reduce((s, x, j) => s + x * d[j]!, 0) % 11);
-      return r === 11 ? 0 : r;
-    };
-    const k1 = check(K1, digits);
-    if (k1 === 10) continue;
-    const k2 = check(K2, [...digits, k1]);
-    if (k2 === 10) continue;
-    return `${base}${k1}${k2}`;
-  }
 }
 
 const actor: Actor = { clientId: 'client-a', isAdmin: false };

@@ -14,4 +14,4 @@ export {
   type TestIssuer,
   type TestScopeKind,
 } from './test-issuer';
-export { fnrBornOn } from './fnr';
+export { fnrBornOn, syntheticFnr } from './fnr';
