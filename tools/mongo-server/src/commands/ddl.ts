@@ -178,7 +178,8 @@ const listDatabases: CommandHandler = {
   },
 };
 
-const INDEX_FIELDS = new Set([
+/** Index options this server implements (or accepts as no-ops, as `background`). */
+const SUPPORTED_INDEX_OPTIONS = [
   'key',
   'name',
   'unique',
@@ -188,6 +189,10 @@ const INDEX_FIELDS = new Set([
   'background',
   'v',
   'ns',
+  'dropDups',
+];
+/** Options mongod knows and this server refuses when set (see parseIndexSpec). */
+const UNSUPPORTED_INDEX_OPTIONS = [
   'hidden',
   'collation',
   'weights',
@@ -200,8 +205,8 @@ const INDEX_FIELDS = new Set([
   'max',
   'wildcardProjection',
   'storageEngine',
-  'dropDups',
-]);
+];
+const INDEX_FIELDS = new Set([...SUPPORTED_INDEX_OPTIONS, ...UNSUPPORTED_INDEX_OPTIONS]);
 
 function parseIndexSpec(given: unknown, ignoreUnknown = false): IndexSpec {
   if (!isPlainObject(given))
@@ -218,20 +223,7 @@ function parseIndexSpec(given: unknown, ignoreUnknown = false): IndexSpec {
       );
     }
   }
-  for (const k of [
-    'hidden',
-    'collation',
-    'weights',
-    'default_language',
-    'language_override',
-    'textIndexVersion',
-    '2dsphereIndexVersion',
-    'bits',
-    'min',
-    'max',
-    'wildcardProjection',
-    'storageEngine',
-  ]) {
+  for (const k of UNSUPPORTED_INDEX_OPTIONS) {
     const v = raw[k];
     if (v !== undefined && v !== false) {
       throw new MongoServerError(
