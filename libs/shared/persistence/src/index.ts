@@ -5,6 +5,7 @@ export {
   syncIndexes,
   type ConnectMongoOptions,
 } from './connection';
+export { modelOf } from './models';
 export { DUPLICATE_KEY, duplicateKeyInfo, type DuplicateKeyInfo } from './duplicate-key';
 export {
   createNoteRepository,

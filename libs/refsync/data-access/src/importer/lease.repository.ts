@@ -9,7 +9,7 @@
  */
 import { Schema, type Connection } from 'mongoose';
 import { translatedMethods } from './translated';
-import { duplicateKeyInfo } from '@nhp/shared-persistence';
+import { duplicateKeyInfo, modelOf } from '@nhp/shared-persistence';
 
 export interface Lease {
   name: string;
@@ -52,9 +52,7 @@ function toLease(doc: LeaseDocument): Lease {
 }
 
 export function createLeaseRepository(conn: Connection, name = 'refsync-importer') {
-  const Leases =
-    conn.models['RefsyncImporterLease'] ??
-    conn.model<LeaseDocument>('RefsyncImporterLease', leaseSchema);
+  const Leases = modelOf<LeaseDocument>(conn, 'RefsyncImporterLease', leaseSchema);
 
   const repository = {
     /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */

@@ -1,3 +1,4 @@
+import { modelOf } from '@nhp/shared-persistence';
 /**
  * One document per importer run, so an operator can see what ran, when, and what it did
  * (`--history`), including runs that were aborted, skipped, or interrupted by a crash.
@@ -86,9 +87,7 @@ export type ImportRunFinish = Partial<
 > & { outcome: Exclude<ImportRunOutcome, 'running'>; endedAt: Date };
 
 export function createRunRepository(conn: Connection) {
-  const Runs =
-    conn.models['RefsyncImporterRun'] ??
-    conn.model<ImportRunDocument>('RefsyncImporterRun', importRunSchema);
+  const Runs = modelOf<ImportRunDocument>(conn, 'RefsyncImporterRun', importRunSchema);
 
   const repository = {
     async start(run: ImportRunStart): Promise<void> {

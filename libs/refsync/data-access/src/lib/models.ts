@@ -1,3 +1,4 @@
+import { modelOf } from '@nhp/shared-persistence';
 import { DATASETS, type Dataset } from '@nhp/refsync-contracts';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -137,12 +138,8 @@ export interface RefsyncModels {
 /** Registers (once per connection) and returns the refsync models with their declared indexes. */
 export function refsyncModels(conn: Connection): RefsyncModels {
   return {
-    Item:
-      (conn.models['RefsyncItem'] as Model<ItemVersionDoc> | undefined) ??
-      conn.model<ItemVersionDoc>('RefsyncItem', itemVersionSchema),
-    State:
-      (conn.models['RefsyncState'] as Model<StateDoc> | undefined) ??
-      conn.model<StateDoc>('RefsyncState', stateSchema),
+    Item: modelOf<ItemVersionDoc>(conn, 'RefsyncItem', itemVersionSchema),
+    State: modelOf<StateDoc>(conn, 'RefsyncState', stateSchema),
   };
 }
 

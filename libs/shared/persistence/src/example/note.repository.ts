@@ -1,3 +1,4 @@
+import { modelOf } from '../models';
 /**
  * The repository pattern every data-access lib in this workspace follows, on a deliberately small
  * aggregate ("note"):
@@ -44,7 +45,7 @@ function toNote(doc: NoteDocument): Note {
 }
 
 export function createNoteRepository(conn: Connection) {
-  const Notes = conn.models['ExampleNote'] ?? conn.model<NoteDocument>('ExampleNote', noteSchema);
+  const Notes = modelOf<NoteDocument>(conn, 'ExampleNote', noteSchema);
 
   return {
     async create(note: Note): Promise<Note> {

@@ -5,7 +5,7 @@ import {
   type DefinitionStatus,
   type Relasjon,
 } from '@nhp/privacy-domain';
-import { duplicateKeyInfo, toAppError, translated } from '@nhp/shared-persistence';
+import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
@@ -118,9 +118,11 @@ export function createDefinitionRepository(options: CreateDefinitionRepositoryOp
   const now = options.now ?? (() => new Date());
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cache = ttl > 0 ? new LRUCache<string, Definition>({ max: 10_000, ttl }) : undefined;
-  const Definitions =
-    connection.models['PrivacyDefinition'] ??
-    connection.model<DefinitionDocument>('PrivacyDefinition', definitionSchema);
+  const Definitions = modelOf<DefinitionDocument>(
+    connection,
+    'PrivacyDefinition',
+    definitionSchema,
+  );
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Definitions.collection as unknown as Collection<DefinitionDocument>;
 

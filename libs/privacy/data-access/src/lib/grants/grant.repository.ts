@@ -1,5 +1,5 @@
 import type { GrantAccess, GrantLookup } from '@nhp/privacy-domain';
-import { translated } from '@nhp/shared-persistence';
+import { modelOf, translated } from '@nhp/shared-persistence';
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
@@ -81,9 +81,7 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
     ttl > 0
       ? new LRUCache<string, { read: boolean; write: boolean }>({ max: 10_000, ttl })
       : undefined;
-  const Grants =
-    connection.models['PrivacyGrant'] ??
-    connection.model<GrantDocument>('PrivacyGrant', grantSchema);
+  const Grants = modelOf<GrantDocument>(connection, 'PrivacyGrant', grantSchema);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Grants.collection as unknown as Collection<GrantDocument>;
 

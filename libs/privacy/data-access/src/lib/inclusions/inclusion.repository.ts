@@ -1,5 +1,5 @@
 import { AppError } from '@nhp/shared-errors';
-import { DUPLICATE_KEY_CONFLICT, toAppError, translated } from '@nhp/shared-persistence';
+import { DUPLICATE_KEY_CONFLICT, modelOf, toAppError, translated } from '@nhp/shared-persistence';
 import {
   PRIVACY_CODES,
   type Inclusion,
@@ -98,9 +98,7 @@ export function createInclusionRepository(
   options: CreateInclusionRepositoryOptions,
 ): InclusionRepository {
   const { connection, journal } = options;
-  const Inclusions =
-    connection.models['PrivacyInclusion'] ??
-    connection.model<InclusionDocument>('PrivacyInclusion', inclusionSchema);
+  const Inclusions = modelOf<InclusionDocument>(connection, 'PrivacyInclusion', inclusionSchema);
   // Writes go through the driver: the journal entry and history item are plain values that
   // mongoose's casting must not touch, and the compare-and-set needs the raw update result.
   const collection = () => connection.collection<InclusionDocument>(INCLUSIONS_COLLECTION);

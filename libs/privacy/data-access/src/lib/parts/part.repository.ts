@@ -1,5 +1,5 @@
 import { privacyErrors } from '@nhp/privacy-domain';
-import { duplicateKeyInfo, toAppError, translated } from '@nhp/shared-persistence';
+import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
 import type { AuditContext } from '../audit-context';
@@ -64,8 +64,7 @@ export interface CreatePartRepositoryOptions {
 export function createPartRepository(options: CreatePartRepositoryOptions) {
   const { connection, journal } = options;
   const now = options.now ?? (() => new Date());
-  const Parts =
-    connection.models['PrivacyPart'] ?? connection.model<PartDocument>('PrivacyPart', partSchema);
+  const Parts = modelOf<PartDocument>(connection, 'PrivacyPart', partSchema);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Parts.collection as unknown as Collection<PartDocument>;
 

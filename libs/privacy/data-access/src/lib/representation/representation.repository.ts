@@ -1,5 +1,5 @@
 import type { RepresentationLookup, RepresentationRelationship } from '@nhp/privacy-domain';
-import { translated } from '@nhp/shared-persistence';
+import { modelOf, translated } from '@nhp/shared-persistence';
 import { Schema, type Connection } from 'mongoose';
 import {
   JOURNAL_FIELD,
@@ -75,9 +75,11 @@ export function createRepresentationRepository(
   options: CreateRepresentationRepositoryOptions,
 ): RepresentationRepository {
   const { connection, journal } = options;
-  const Representation =
-    connection.models['PrivacyRepresentation'] ??
-    connection.model<RepresentationDocument>('PrivacyRepresentation', representationSchema);
+  const Representation = modelOf<RepresentationDocument>(
+    connection,
+    'PrivacyRepresentation',
+    representationSchema,
+  );
   const collection = () => connection.collection<RepresentationDocument>(REPRESENTATION_COLLECTION);
 
   return {

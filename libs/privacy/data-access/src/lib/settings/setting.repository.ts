@@ -9,7 +9,7 @@ import type {
   StoredSetting,
   WriteOutcome,
 } from '@nhp/privacy-domain';
-import { duplicateKeyInfo, toAppError, translated } from '@nhp/shared-persistence';
+import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
 import { Binary, type Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
 import {
@@ -122,9 +122,8 @@ export interface CreateSettingRepositoryOptions {
 export function createSettingRepository(options: CreateSettingRepositoryOptions) {
   const { connection, journal } = options;
   const historyLimit = options.historyLimit ?? SETTING_HISTORY_LIMIT;
-  const Settings =
-    connection.models['PrivacySetting'] ?? connection.model('PrivacySetting', settingSchema);
-  const Proofs = connection.models['PrivacyProof'] ?? connection.model('PrivacyProof', proofSchema);
+  const Settings = modelOf(connection, 'PrivacySetting', settingSchema);
+  const Proofs = modelOf(connection, 'PrivacyProof', proofSchema);
   const settings = Settings.collection as unknown as Collection<SettingDocument>;
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);
