@@ -25,6 +25,7 @@ import { decideSet } from './decide';
 import { invalidPeriodIndex, normaliseMetadata } from './metadata';
 import type {
   NewProof,
+  ProofRef,
   SettingHistoryEntry,
   SettingsStore,
   SettingWriteRecord,
@@ -142,15 +143,24 @@ export function createSettingsService(ports: SettingsServicePorts) {
       if (decision.kind === 'unchanged') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
 
       const registrert = ports.now();
-      const proof: NewProof | undefined = parsedProof && {
-        id: randomUUID(),
-        mimeType: parsedProof.mimeType,
-        bytes: parsedProof.bytes,
-        sha256: parsedProof.sha256,
-      };
-      const proofRef = proof
-        ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType }
-        : null;
+      // A confirming repeat carries the current change's proof, if any: it refers to those bytes.
+      const currentProof =
+        decision.kind === 'confirm' && parsedProof
+          ? currentChangeProof(current as StoredSetting)
+          : undefined;
+      const proof: NewProof | undefined =
+        parsedProof && !currentProof
+          ? {
+              id: randomUUID(),
+              mimeType: parsedProof.mimeType,
+              bytes: parsedProof.bytes,
+              sha256: parsedProof.sha256,
+            }
+          : undefined;
+      const proofRef =
+        currentProof ??
+        (proof ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType } : null);
+      const latest = { latestTidspunkt: tidspunkt, latestProofSha256: request.proofSha256 ?? null };
 
       if (decision.kind === 'create') {
         const entry: SettingHistoryEntry = {
@@ -175,6 +185,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
             opprettetTidspunkt: tidspunkt,
             sistEndretTidspunkt: tidspunkt,
             proofSha256: proof?.sha256 ?? null,
+            ...latest,
           },
           entry,
           ...(proof ? { proof } : {}),
@@ -213,6 +224,29 @@ export function createSettingsService(ports: SettingsServicePorts) {
         continue;
       }
 
+      if (decision.kind === 'confirm') {
+        const outcome = await store.update({
+          id: stored.state.id,
+          expectedVersion: stored.version,
+          state: { ...stored.state, ...latest },
+          entry: {
+            recordNo,
+            sekvensnummer: stored.state.sekvensnummer,
+            applied: false,
+            confirmed: true,
+            tidspunkt,
+            registrert,
+            aktiv: body.aktiv,
+            metadata,
+            proof: proofRef,
+          },
+          ...(proof ? { proof } : {}),
+          record: writeRecord(ctx, definition, undefined),
+        });
+        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
+        continue;
+      }
+
       const sekvensnummer = decision.sekvensnummer;
       const outcome = await store.update({
         id: stored.state.id,
@@ -224,6 +258,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
           sekvensnummer,
           sistEndretTidspunkt: tidspunkt,
           proofSha256: proof?.sha256 ?? null,
+          ...latest,
         },
         entry: {
           recordNo,
@@ -301,8 +336,9 @@ export function createSettingsService(ports: SettingsServicePorts) {
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
+    // A confirming repeat refers to the current change's proof: listed once, with that change.
     const withProof = stored.history.flatMap((entry) =>
-      entry.proof ? [{ entry, proofId: entry.proof.id }] : [],
+      entry.proof && !entry.confirmed ? [{ entry, proofId: entry.proof.id }] : [],
     );
     const proofs = new Map(
       (await store.loadProofs(withProof.map((e) => e.proofId))).map((p) => [p.id, p]),
@@ -353,6 +389,19 @@ export function createSettingsService(ports: SettingsServicePorts) {
 }
 
 export type SettingsService = ReturnType<typeof createSettingsService>;
+
+/**
+ * The proof of the change that made the current state, as history refers to it (undefined when
+ * it had none, or its entry is no longer in the kept history).
+ */
+function currentChangeProof(stored: StoredSetting): ProofRef | undefined {
+  const change = stored.history.find(
+    (entry) => entry.applied && entry.sekvensnummer === stored.state.sekvensnummer,
+  );
+  return change?.proof && change.proof.sha256 === stored.state.proofSha256
+    ? change.proof
+    : undefined;
+}
 
 function eventData(
   definition: Definition,
