@@ -16,6 +16,7 @@ import {
   type SettInnbyggersPersonvernInnstillingV2Response,
   type SjekkInnbyggersPiStatusV2Request,
 } from '@nhp/privacy-contracts';
+import { assertMayActFor, assertNotCitizenToken, type CitizenAccessPorts } from '../citizen-access';
 import { mayUsePart, resolveDefinition } from '../definition-access';
 import { privacyErrors } from '../errors';
 import { parseFnr } from '../fnr';
@@ -35,7 +36,7 @@ import { parseProof } from './proof';
 import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
 import { activeCitizenView, activePageView, settingView } from './view';
 
-export interface SettingsServicePorts {
+export interface SettingsServicePorts extends CitizenAccessPorts {
   definitions: DefinitionLookup;
   grants: GrantLookup;
   store: SettingsStore;
@@ -55,8 +56,8 @@ export interface SetContext {
 
 /**
  * The use cases of citizens' settings (v2). Plain objects in and out; the HTTP layer validates the
- * shapes with the contracts, this layer the rules (identity numbers, definitions and grants,
- * proofs, ordering by tidspunkt, sekvensnummer).
+ * shapes with the contracts, this layer the rules (identity numbers, whom a citizen's token acts
+ * for, definitions and grants, proofs, ordering by tidspunkt, sekvensnummer).
  */
 export function createSettingsService(ports: SettingsServicePorts) {
   const { store } = ports;
@@ -100,6 +101,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: SettInnbyggersPersonvernInnstillingV2Request,
   ): Promise<SettInnbyggersPersonvernInnstillingV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, ctx.actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, ctx.actor, body, 'write');
     if (body.typePi != null && body.typePi !== definition.typePi) {
       throw privacyErrors.typeMismatch(definition.typePi);
@@ -292,6 +294,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: SjekkInnbyggersPiStatusV2Request,
   ): Promise<PersonvernInnstillingV2> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const instance = await store.find(body.innbyggerFnr, definition.definisjonGuid);
     return settingView(definition, body.innbyggerFnr, instance, ports.now());
@@ -302,6 +305,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: HentInnbyggersPiV2Request,
   ): Promise<HentInnbyggersPiV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     // A party the client may not read answers like a party without definitions: nothing leaks.
     if (!(await mayUsePart(ports.grants, actor, body.partKode, 'read'))) {
       return { personvernInnstillinger: [] };
@@ -333,6 +337,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: HentInnbyggersOpplastedeBevisV2Request,
   ): Promise<HentInnbyggersOpplastedeBevisV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
@@ -369,6 +374,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     actor: Actor,
     query: HentInnbyggereAktivePiForDefinisjonV2Query,
   ): Promise<HentInnbyggereAktivePiForDefinisjonV2Response> {
+    assertNotCitizenToken(actor);
     const definition = await resolveDefinition(ports, actor, query, 'read');
     const now = ports.now();
     if (!definitionWindowOpen(definition.fasteMetadata.tidsbegrensning, now)) {
