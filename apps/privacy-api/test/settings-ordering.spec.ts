@@ -51,6 +51,11 @@ interface Canonical {
   proofSha256: string | undefined;
 }
 
+function defined<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value');
+  return value;
+}
+
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 function canonical(c: SetCase): Canonical {
@@ -117,21 +122,22 @@ interface StoredEntry {
 async function expectFinalState(fnr: string, cases: SetCase[], answers: string[]): Promise<void> {
   const requests = cases.map(canonical);
   const latest = requests.reduce((best, r) => (compare(r, best) > 0 ? r : best));
-  const doc = await h
-    .get()
-    .connection.collection(SETTINGS_COLLECTION)
-    .findOne({ innbyggerFnr: fnr, definisjonGuid: definition.definisjonGuid });
-  expect(doc).not.toBeNull();
-  expect({ aktiv: doc!['aktiv'], metadata: doc!['metadata'] }).toEqual({
+  const doc = defined(
+    await h
+      .get()
+      .connection.collection(SETTINGS_COLLECTION)
+      .findOne({ innbyggerFnr: fnr, definisjonGuid: definition.definisjonGuid }),
+  );
+  expect({ aktiv: doc['aktiv'], metadata: doc['metadata'] }).toEqual({
     aktiv: latest.aktiv,
     metadata: latest.metadata,
   });
-  if (latest.proofSha256) expect(doc!['proofSha256']).toBe(latest.proofSha256);
+  if (latest.proofSha256) expect(doc['proofSha256']).toBe(latest.proofSha256);
 
   // Every endret answer made exactly one new sekvensnummer, consecutive from 1.
   const endret = answers.filter((a) => a === 'endret').length;
-  expect(doc!['sekvensnummer']).toBe(endret);
-  const history = doc!['history'] as StoredEntry[];
+  expect(doc['sekvensnummer']).toBe(endret);
+  const history = doc['history'] as StoredEntry[];
   expect(history.filter((e) => e.applied).map((e) => e.sekvensnummer)).toEqual(
     Array.from({ length: endret }, (_, i) => i + 1),
   );
@@ -210,7 +216,7 @@ describe('ordering examples', () => {
       proof: 0,
     }));
     const answers = await Promise.all(cases.map((c) => set(fnr, c)));
-    expect(cases.at(-1)!.aktiv).toBe(false);
+    expect(cases.at(-1)?.aktiv).toBe(false);
     await expectFinalState(fnr, cases, answers);
   });
 
@@ -258,11 +264,10 @@ describe('ordering examples', () => {
       ]),
     ).toEqual([[1, false]]);
     // The confirming repeat refers to the stored bytes instead of storing them again.
-    const doc = await h
-      .get()
-      .connection.collection(SETTINGS_COLLECTION)
-      .findOne({ innbyggerFnr: fnr });
-    expect(await h.get().count(PROOFS_COLLECTION, { settingId: doc!['_id'] })).toBe(1);
+    const doc = defined(
+      await h.get().connection.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr }),
+    );
+    expect(await h.get().count(PROOFS_COLLECTION, { settingId: doc['_id'] })).toBe(1);
   });
 
   it('when two requests with the same tidspunkt differ only in aktiv, then aktiv true wins whichever comes first', async () => {
