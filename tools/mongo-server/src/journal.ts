@@ -266,6 +266,8 @@ export interface JournalStats {
   fsyncs: number;
   /** Records appended since start. */
   records: number;
+  /** Of those, the ones written and fsynced. */
+  durableRecords: number;
   /** Bytes written to the journal since start. */
   bytesWritten: number;
   /** The segment appended to now. */
@@ -321,7 +323,13 @@ export class JournalWriter {
   constructor(private readonly opts: JournalWriterOptions) {
     this.batches = [{ segment: opts.segment, bufs: [], bytes: 0 }];
     this.sizes = opts.sizes;
-    this.stats = { fsyncs: 0, records: 0, bytesWritten: 0, segment: opts.segment };
+    this.stats = {
+      fsyncs: 0,
+      records: 0,
+      durableRecords: 0,
+      bytesWritten: 0,
+      segment: opts.segment,
+    };
   }
 
   /** The segment new records go to. */
@@ -413,6 +421,7 @@ export class JournalWriter {
         return;
       }
       this.durable = upTo;
+      this.stats.durableRecords = upTo;
       this.waiters = this.waiters.filter((w) => {
         if (w.upTo > upTo) return true;
         w.resolve();
