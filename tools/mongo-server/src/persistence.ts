@@ -53,16 +53,20 @@ export class Persistence {
   /** After a failed compaction: the journal size to wait for before trying again. */
   private retryAt = 0;
 
+  private readonly writer: JournalWriter;
+
   private constructor(
     private readonly store: Store,
     private readonly file: string,
-    private readonly writer: JournalWriter,
     private readonly logger: Logger,
     private readonly opts: JournalOptions,
     private snapshotBytes: number,
     /** The first journal segment the snapshot does not cover. */
     private snapshotSegment: number,
-  ) {}
+    writer: (onFlushed: () => void) => JournalWriter,
+  ) {
+    this.writer = writer(() => this.maybeCompact());
+  }
 
   /** Loads the data file and replays the journal into an empty store, then journals every change. */
   static async open(
@@ -121,26 +125,25 @@ export class Persistence {
       },
       snapshot || live.length ? 'data file loaded' : 'data file does not exist yet; starting empty',
     );
-    let persistence: Persistence | undefined;
-    const writer = new JournalWriter({
-      dir,
-      base,
-      segment: live[live.length - 1] ?? journalFrom,
-      sizes,
-      logger,
-      commitIntervalMs: opts.commitIntervalMs ?? COMMIT_INTERVAL_MS,
-      onFlushed: () => persistence?.maybeCompact(),
-    });
-    persistence = new Persistence(
+    const persistence = new Persistence(
       store,
       file,
-      writer,
       logger,
       opts,
       snapshot?.bytes ?? 0,
       journalFrom,
+      (onFlushed) =>
+        new JournalWriter({
+          dir,
+          base,
+          segment: live[live.length - 1] ?? journalFrom,
+          sizes,
+          logger,
+          commitIntervalMs: opts.commitIntervalMs ?? COMMIT_INTERVAL_MS,
+          onFlushed,
+        }),
     );
-    store.attachLog(new JournalLog(writer));
+    store.attachLog(new JournalLog(persistence.writer));
     return persistence;
   }
 
