@@ -12,11 +12,19 @@
 // a document). Target for the reads: <= 3x. The driver and the server run in this one process, as
 // the floor does: the ratios include the driver's own work, and the garbage collector's over the
 // server's data.
-// Run: npm run bench -- mongo-server
+//
+// Then the journal (a server with a data file): the throughput of journaled writes (`j: true`,
+// 16 clients, single-document updateOne and insertOne) at data sets of 10, 100 and 500 MB, whose
+// ratio 500 MB / 10 MB should stay >= 0.8 (a write's cost must not grow with the data set), and the
+// group-commit effect: the same writes with j: true over the same without j.
+// Run: npm run bench -- mongo-server   (MONGO_BENCH_PART=reads or =journal runs one half)
 import { deserialize, serialize } from 'bson';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { MongoClient, type AnyBulkWriteOperation, type Document } from 'mongodb';
 import pino from 'pino';
-import { start } from '@nhp/mongo-server';
+import { start, type RunningMongoServer } from '@nhp/mongo-server';
 
 const COUNT = 100_000;
 const BATCH = 1000;
@@ -81,6 +89,12 @@ async function timed(fn: () => Promise<void> | void): Promise<number> {
 }
 
 export async function run(): Promise<void> {
+  const part = process.env['MONGO_BENCH_PART'];
+  if (part !== 'journal') await reads();
+  if (part !== 'reads') await journal();
+}
+
+async function reads(): Promise<void> {
   const docs = Array.from({ length: COUNT }, (_, i) => item(i));
   const avgBytes = docs.reduce((s, d) => s + serialize(d).length, 0) / COUNT;
 
@@ -186,6 +200,164 @@ export async function run(): Promise<void> {
   } finally {
     await client.close();
     await server.stop();
+  }
+}
+
+// --- journal -------------------------------------------------------------------------------------
+
+const CLIENTS = 16;
+/** Documents of the data set: ~4 KB each (a text field), so 500 MB is 125k documents. */
+const FILLER_BYTES = 4096;
+const LEVELS_MB = [10, 100, 500];
+const JOURNAL_ROUNDS = 3;
+const ROUND_MS = 2000;
+
+function filler(i: number): Document {
+  return {
+    _id: `doc-${String(i).padStart(7, '0')}`,
+    n: i,
+    kind: `k${i % 17}`,
+    at: new Date(1_700_000_000_000 + i * 1000),
+    text: `${i} `.padEnd(FILLER_BYTES, 'lorem ipsum dolor sit amet '),
+  };
+}
+
+/**
+ * 16 clients write for ROUND_MS, each one write at a time, alternating an updateOne of a random
+ * document of the data set (by _id; it must match and modify) and an insertOne of a small event.
+ * Returns writes per second.
+ */
+async function writeRound(
+  clients: MongoClient[],
+  documents: number,
+  j: boolean,
+  round: string,
+): Promise<number> {
+  const writeConcern = j ? { w: 1, j: true } : { w: 1 };
+  const until = now() + ROUND_MS;
+  let writes = 0;
+  await Promise.all(
+    clients.map(async (client, k) => {
+      const db = client.db('bench');
+      const data = db.collection('data');
+      const events = db.collection('events');
+      for (let i = 0; now() < until; i++) {
+        if (i % 2 === 0) {
+          const n = Math.floor(Math.random() * documents);
+          const res = await data.updateOne(
+            { _id: filler(n)['_id'] } as never,
+            { $set: { n: -i, by: `${round}-${k}` } },
+            { writeConcern },
+          );
+          if (res.matchedCount !== 1 || res.modifiedCount !== 1)
+            throw new Error(`updateOne of document ${n} did not modify it`);
+        } else {
+          const _id = `${round}-${k}-${i}`;
+          const res = await events.insertOne({ _id, k, i, at: new Date() } as never, {
+            writeConcern,
+          });
+          if (!res.acknowledged || String(res.insertedId) !== _id)
+            throw new Error('insertOne failed');
+        }
+        writes++;
+      }
+    }),
+  );
+  return writes / (ROUND_MS / 1000);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function journal(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-mongo-journal-'));
+  const dataFile = path.join(dir, 'bench.bson');
+  let server: RunningMongoServer | undefined;
+  const clients: MongoClient[] = [];
+  try {
+    server = await start({ port: 0, dataFile, logger: pino({ level: 'silent' }) });
+    const persistence = server.persistence;
+    if (!persistence) throw new Error('no journal');
+    for (let k = 0; k < CLIENTS; k++)
+      clients.push(await new MongoClient(server.uri, { maxPoolSize: 1 }).connect());
+    const loader = clients[0] as MongoClient;
+    const docBytes = serialize(filler(0)).length;
+    const lines = [
+      `journaled writes: ${CLIENTS} clients, one write at a time each, updateOne({_id}, {$set}) of a random ${docBytes}-byte document / insertOne of an event, alternating; rounds of ${ROUND_MS} ms, median of ${JOURNAL_ROUNDS}`,
+    ];
+    let loaded = 0;
+    const perLevel: number[] = [];
+    let groupCommit = '';
+    for (const mb of LEVELS_MB) {
+      const target = Math.ceil((mb * 1024 * 1024) / docBytes);
+      const loadStarted = now();
+      while (loaded < target) {
+        const batch = Array.from({ length: Math.min(250, target - loaded) }, (_x, i) =>
+          filler(loaded + i),
+        );
+        const res = await loader.db('bench').collection('data').insertMany(batch);
+        if (res.insertedCount !== batch.length) throw new Error('insertMany missed documents');
+        loaded += batch.length;
+      }
+      const loadMs = now() - loadStarted;
+      // The data set as compaction leaves it: one snapshot, a short journal. Compactions that the
+      // rounds' own writes start (the journal passing 64 MB) are part of the cost, and counted.
+      await persistence.compact();
+      const compactions = persistence.stats().compactions;
+      const rates: number[] = [];
+      const plain: number[] = [];
+      const fsyncsBefore = persistence.stats().fsyncs;
+      const recordsBefore = persistence.stats().records;
+      for (let r = 0; r < JOURNAL_ROUNDS; r++) {
+        rates.push(await writeRound(clients, loaded, true, `${mb}-j-${r}`));
+        // The baseline of the group-commit ratio, right after each journaled round.
+        if (mb === LEVELS_MB[0])
+          plain.push(await writeRound(clients, loaded, false, `${mb}-w-${r}`));
+      }
+      const rate = median(rates);
+      perLevel.push(rate);
+      const st = persistence.stats();
+      lines.push(
+        `  data set ${String(mb).padStart(3)} MB (${loaded} documents, snapshot ${(st.snapshotBytes / 1048576).toFixed(0)} MB; loaded in ${(loadMs / 1000).toFixed(1)} s): ${rate.toFixed(0)} writes/s (rounds ${rates.map((x) => x.toFixed(0)).join(', ')}; compactions during them: ${st.compactions - compactions})`,
+      );
+      if (plain.length) {
+        const fsyncsPerRecord = (st.fsyncs - fsyncsBefore) / (st.records - recordsBefore);
+        const ratio = rate / median(plain);
+        groupCommit = `  group commit at ${mb} MB: j: true ${rate.toFixed(0)} writes/s / without j ${median(plain).toFixed(0)} writes/s = ${ratio.toFixed(2)} (fsyncs per journal record in these rounds: ${fsyncsPerRecord.toFixed(3)})`;
+      }
+    }
+    const flat = (perLevel[perLevel.length - 1] as number) / (perLevel[0] as number);
+    lines.push(
+      `  ratio ${LEVELS_MB[LEVELS_MB.length - 1]} MB / ${LEVELS_MB[0]} MB: ${flat.toFixed(2)} (target >= 0.8) ${flat >= 0.8 ? 'OK' : 'BELOW TARGET'}`,
+    );
+    lines.push(groupCommit);
+
+    // Start-up on the largest data set: reading the files (the floor) against loading them.
+    for (const c of clients.splice(0)) await c.close();
+    await server.stop();
+    server = undefined;
+    const files = (await readdir(dir)).map((f) => path.join(dir, f));
+    const readStarted = now();
+    let bytes = 0;
+    for (const f of files) bytes += (await readFile(f)).length;
+    const readMs = now() - readStarted;
+    const startStarted = now();
+    server = await start({ port: 0, dataFile, logger: pino({ level: 'silent' }) });
+    const startMs = now() - startStarted;
+    const check = await new MongoClient(server.uri).connect();
+    clients.push(check);
+    const count = await check.db('bench').collection('data').countDocuments();
+    if (count !== loaded) throw new Error(`restart found ${count} documents, expected ${loaded}`);
+    lines.push(
+      `  restart on ${(bytes / 1048576).toFixed(0)} MB of files: ${(startMs / 1000).toFixed(1)} s (reading the files alone: ${(readMs / 1000).toFixed(1)} s)`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    for (const c of clients) await c.close();
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

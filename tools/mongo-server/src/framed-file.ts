@@ -1,6 +1,6 @@
 // Reads a file of length-prefixed frames (the data file's BSON documents, the journal's records) in
-// chunks, so that loading a large file neither holds it whole in memory nor lets the documents keep
-// the file's buffer alive: `onFrame` gets a view into a chunk and copies what it keeps.
+// chunks of 8 MiB, each read into a buffer of its own, so that loading a large file does not need
+// it whole in memory at once; `onFrame` gets a view into a chunk (which it may keep).
 import { promises as fs } from 'node:fs';
 
 /**

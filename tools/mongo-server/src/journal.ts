@@ -154,8 +154,8 @@ function apply(store: Store, payload: Buffer): void {
     return c;
   };
   const doc = (): { doc: Doc; raw: Uint8Array } => {
-    // A copy: the document must not keep the whole chunk of the file alive.
-    const raw = Buffer.from(payload.subarray(metaSize));
+    // A view of the chunk read from the file, as in loadSnapshot (snapshot.ts says why).
+    const raw = payload.subarray(metaSize);
     return { doc: deserialize(raw, DESERIALIZE) as Doc, raw };
   };
   switch (meta['op']) {

@@ -64,9 +64,11 @@ export async function loadSnapshot(
         return;
       }
       if (remaining > 0 && coll) {
-        // A copy: the document must not keep the whole chunk of the file alive.
-        const raw = Buffer.from(frame);
-        coll.insert(deserialize(raw, DESERIALIZE) as Doc, raw);
+        // The record keeps a view of the chunk read from the file (each chunk is a buffer of its
+        // own), as an inserted document keeps a view of its wire message: copying each document
+        // doubled the start-up time (125k documents of 4 KB: 2.2-2.6 s without, 5-6 s with).
+        // The cost: a chunk stays in memory until every document read from it is replaced.
+        coll.insert(deserialize(frame, DESERIALIZE) as Doc, frame);
         remaining--;
         documents++;
         return;
