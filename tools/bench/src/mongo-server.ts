@@ -209,7 +209,8 @@ const CLIENTS = 16;
 /** Documents of the data set: ~4 KB each (a text field), so 500 MB is 125k documents. */
 const FILLER_BYTES = 4096;
 const LEVELS_MB = [10, 100, 500];
-const JOURNAL_ROUNDS = 3;
+/** Rounds per figure; the best is kept, as for the reads (others' work on the machine only slows). */
+const JOURNAL_ROUNDS = 5;
 const ROUND_MS = 2000;
 
 function filler(i: number): Document {
@@ -266,11 +267,6 @@ async function writeRound(
   return writes / (ROUND_MS / 1000);
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
-
 async function journal(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-mongo-journal-'));
   const dataFile = path.join(dir, 'bench.bson');
@@ -285,7 +281,7 @@ async function journal(): Promise<void> {
     const loader = clients[0] as MongoClient;
     const docBytes = serialize(filler(0)).length;
     const lines = [
-      `journaled writes: ${CLIENTS} clients, one write at a time each, updateOne({_id}, {$set}) of a random ${docBytes}-byte document / insertOne of an event, alternating; rounds of ${ROUND_MS} ms, median of ${JOURNAL_ROUNDS}`,
+      `journaled writes: ${CLIENTS} clients, one write at a time each, updateOne({_id}, {$set}) of a random ${docBytes}-byte document / insertOne of an event, alternating; rounds of ${ROUND_MS} ms, best of ${JOURNAL_ROUNDS}`,
     ];
     let loaded = 0;
     const perLevel: number[] = [];
@@ -302,8 +298,10 @@ async function journal(): Promise<void> {
         loaded += batch.length;
       }
       const loadMs = now() - loadStarted;
-      // The data set as compaction leaves it: one snapshot, a short journal. Compactions that the
+      // The data set as compaction leaves it: one snapshot, a short journal (the first call waits
+      // for a compaction the load started, the second covers everything). Compactions that the
       // rounds' own writes start (the journal passing 64 MB) are part of the cost, and counted.
+      await persistence.compact();
       await persistence.compact();
       const compactions = persistence.stats().compactions;
       const rates: number[] = [];
@@ -316,7 +314,7 @@ async function journal(): Promise<void> {
         if (mb === LEVELS_MB[0])
           plain.push(await writeRound(clients, loaded, false, `${mb}-w-${r}`));
       }
-      const rate = median(rates);
+      const rate = Math.max(...rates);
       perLevel.push(rate);
       const st = persistence.stats();
       lines.push(
@@ -324,8 +322,8 @@ async function journal(): Promise<void> {
       );
       if (plain.length) {
         const fsyncsPerRecord = (st.fsyncs - fsyncsBefore) / (st.records - recordsBefore);
-        const ratio = rate / median(plain);
-        groupCommit = `  group commit at ${mb} MB: j: true ${rate.toFixed(0)} writes/s / without j ${median(plain).toFixed(0)} writes/s = ${ratio.toFixed(2)} (fsyncs per journal record in these rounds: ${fsyncsPerRecord.toFixed(3)})`;
+        const ratio = rate / Math.max(...plain);
+        groupCommit = `  group commit at ${mb} MB: j: true ${rate.toFixed(0)} writes/s / without j ${Math.max(...plain).toFixed(0)} writes/s = ${ratio.toFixed(2)} (fsyncs per journal record in these rounds: ${fsyncsPerRecord.toFixed(3)})`;
       }
     }
     const flat = (perLevel[perLevel.length - 1] as number) / (perLevel[0] as number);
