@@ -437,6 +437,7 @@ export class JournalWriter {
       // The previous segment's last batch was fsynced when it was written.
       await this.handle?.close();
       this.handle = undefined;
+      this.handleSegment = -1;
       const file = path.join(this.opts.dir, segmentName(this.opts.base, batch.segment));
       const created = !this.sizes.has(batch.segment);
       this.handle = await fs.open(file, constants.O_RDWR | constants.O_CREAT);
