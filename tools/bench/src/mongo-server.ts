@@ -13,18 +13,19 @@
 // the floor does: the ratios include the driver's own work, and the garbage collector's over the
 // server's data.
 //
-// Then the journal (a server with a data file): the throughput of journaled writes (`j: true`,
-// 16 clients, single-document updateOne and insertOne) at data sets of 10, 100 and 500 MB, whose
-// ratio 500 MB / 10 MB should stay >= 0.8 (a write's cost must not grow with the data set), and the
-// group-commit effect: the same writes with j: true over the same without j.
+// Then the journal: the throughput of journaled writes (`j: true`, 16 clients, single-document
+// updateOne and insertOne) against servers (each in its own process, with its data file) holding
+// 10, 100 and 500 MB, in rounds that alternate between them so that the shared machine's changes
+// hit all alike; the ratio 500 MB / 10 MB should stay >= 0.8 (a write's cost must not grow with
+// the data set). And the group-commit effect: the same writes with j: true over the same without j.
 // Run: npm run bench -- mongo-server   (MONGO_BENCH_PART=reads or =journal runs one half)
 import { deserialize, serialize } from 'bson';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient, type AnyBulkWriteOperation, type Document } from 'mongodb';
 import pino from 'pino';
-import { start, startServerProcess, type RunningMongoServer } from '@nhp/mongo-server';
+import { start, startServerProcess, type ServerProcess } from '@nhp/mongo-server';
 
 const COUNT = 100_000;
 const BATCH = 1000;
@@ -209,13 +210,15 @@ const CLIENTS = 16;
 /** Documents of the data set: ~4 KB each (a text field), so 500 MB is 125k documents. */
 const FILLER_BYTES = 4096;
 const LEVELS_MB = [10, 100, 500];
-/** Rounds per figure; the best is kept, as for the reads (others' work on the machine only slows). */
-const JOURNAL_ROUNDS = 5;
-const ROUND_MS = 2000;
+/** Cycles of rounds; each cycle runs one round on every server, back to back. */
+const CYCLES = 15;
+const ROUND_MS = 1000;
+
+const idOf = (i: number): string => `doc-${String(i).padStart(7, '0')}`;
 
 function filler(i: number): Document {
   return {
-    _id: `doc-${String(i).padStart(7, '0')}`,
+    _id: idOf(i),
     n: i,
     kind: `k${i % 17}`,
     at: new Date(1_700_000_000_000 + i * 1000),
@@ -246,7 +249,7 @@ async function writeRound(
         if (i % 2 === 0) {
           const n = Math.floor(Math.random() * documents);
           const res = await data.updateOne(
-            { _id: filler(n)['_id'] } as never,
+            { _id: idOf(n) } as never,
             { $set: { n: -i, by: `${round}-${k}` } },
             { writeConcern },
           );
@@ -267,99 +270,123 @@ async function writeRound(
   return writes / (ROUND_MS / 1000);
 }
 
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+/** Writes a data file of `documents` filler documents: loaded through the driver, compacted. */
+async function buildDataFile(dataFile: string, documents: number): Promise<number> {
+  const server = await start({ port: 0, dataFile, logger: pino({ level: 'silent' }) });
+  const client = await new MongoClient(server.uri).connect();
+  const started = now();
+  try {
+    for (let from = 0; from < documents; from += 250) {
+      const batch = Array.from({ length: Math.min(250, documents - from) }, (_x, i) =>
+        filler(from + i),
+      );
+      const res = await client.db('bench').collection('data').insertMany(batch);
+      if (res.insertedCount !== batch.length) throw new Error('insertMany missed documents');
+    }
+    // One snapshot and an empty journal (the first call waits for a compaction the load started).
+    await server.persistence?.compact();
+    await server.persistence?.compact();
+    return now() - started;
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+}
+
+interface Level {
+  mb: number;
+  documents: number;
+  server: ServerProcess;
+  clients: MongoClient[];
+  j: number[];
+  /** CPU milliseconds the server process spent in its j rounds, and the writes they made. */
+  cpuMs: number;
+  writes: number;
+}
+
+/** CPU milliseconds (user + system) a process has used, from /proc/<pid>/stat (Linux). */
+async function cpuMsOf(pid: number | undefined): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
 async function journal(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-mongo-journal-'));
-  const dataFile = path.join(dir, 'bench.bson');
-  let server: RunningMongoServer | undefined;
-  const clients: MongoClient[] = [];
+  const levels: Level[] = [];
+  const docBytes = serialize(filler(0)).length;
+  const lines = [
+    `journaled writes: a server process per data set, ${CLIENTS} clients each, one write at a time, updateOne({_id}, {$set}) of a random ${docBytes}-byte document / insertOne of an event, alternating; ${CYCLES} cycles of ${ROUND_MS} ms rounds (10 MB with j, 10 MB without j, 100 MB, 500 MB), medians`,
+  ];
   try {
-    server = await start({ port: 0, dataFile, logger: pino({ level: 'silent' }) });
-    const persistence = server.persistence;
-    if (!persistence) throw new Error('no journal');
-    for (let k = 0; k < CLIENTS; k++)
-      clients.push(await new MongoClient(server.uri, { maxPoolSize: 1 }).connect());
-    const loader = clients[0] as MongoClient;
-    const docBytes = serialize(filler(0)).length;
-    const lines = [
-      `journaled writes: ${CLIENTS} clients, one write at a time each, updateOne({_id}, {$set}) of a random ${docBytes}-byte document / insertOne of an event, alternating; rounds of ${ROUND_MS} ms, best of ${JOURNAL_ROUNDS}`,
-    ];
-    let loaded = 0;
-    const perLevel: number[] = [];
-    let groupCommit = '';
     for (const mb of LEVELS_MB) {
-      const target = Math.ceil((mb * 1024 * 1024) / docBytes);
-      const loadStarted = now();
-      while (loaded < target) {
-        const batch = Array.from({ length: Math.min(250, target - loaded) }, (_x, i) =>
-          filler(loaded + i),
-        );
-        const res = await loader.db('bench').collection('data').insertMany(batch);
-        if (res.insertedCount !== batch.length) throw new Error('insertMany missed documents');
-        loaded += batch.length;
-      }
-      const loadMs = now() - loadStarted;
-      // The data set as compaction leaves it: one snapshot, a short journal (the first call waits
-      // for a compaction the load started, the second covers everything). Compactions that the
-      // rounds' own writes start (the journal passing 64 MB) are part of the cost, and counted.
-      await persistence.compact();
-      await persistence.compact();
-      const compactions = persistence.stats().compactions;
-      const rates: number[] = [];
-      const plain: number[] = [];
-      const fsyncsBefore = persistence.stats().fsyncs;
-      const recordsBefore = persistence.stats().records;
-      for (let r = 0; r < JOURNAL_ROUNDS; r++) {
-        rates.push(await writeRound(clients, loaded, true, `${mb}-j-${r}`));
-        // The baseline of the group-commit ratio, right after each journaled round.
-        if (mb === LEVELS_MB[0])
-          plain.push(await writeRound(clients, loaded, false, `${mb}-w-${r}`));
-      }
-      const rate = Math.max(...rates);
-      perLevel.push(rate);
-      const st = persistence.stats();
+      const documents = Math.ceil((mb * 1024 * 1024) / docBytes);
+      const dataFile = path.join(dir, `${mb}mb.bson`);
+      const buildMs = await buildDataFile(dataFile, documents);
+      // Its own process: each data set's heap and garbage collector apart from the others' and
+      // the clients'; the same start-up as `npm start`'s.
+      const server = await startServerProcess({ dataFile });
+      const loadedLine = await server.waitForLog('data file loaded');
+      const clients: MongoClient[] = [];
+      levels.push({ mb, documents, server, clients, j: [], cpuMs: 0, writes: 0 });
+      for (let k = 0; k < CLIENTS; k++)
+        clients.push(await new MongoClient(server.uri, { maxPoolSize: 1 }).connect());
+      const fileBytes = (await stat(dataFile)).size;
+      const readStarted = now();
+      await readFile(dataFile);
+      const readMs = now() - readStarted;
       lines.push(
-        `  data set ${String(mb).padStart(3)} MB (${loaded} documents, snapshot ${(st.snapshotBytes / 1048576).toFixed(0)} MB; loaded in ${(loadMs / 1000).toFixed(1)} s): ${rate.toFixed(0)} writes/s (rounds ${rates.map((x) => x.toFixed(0)).join(', ')}; compactions during them: ${st.compactions - compactions})`,
+        `  data set ${String(mb).padStart(3)} MB: ${documents} documents, snapshot ${(fileBytes / 1048576).toFixed(0)} MB (loaded through the driver in ${(buildMs / 1000).toFixed(1)} s); start-up of its process ${(Number(loadedLine['ms']) / 1000).toFixed(1)} s (reading the file alone ${(readMs / 1000).toFixed(1)} s)`,
       );
-      if (plain.length) {
-        const fsyncsPerRecord = (st.fsyncs - fsyncsBefore) / (st.records - recordsBefore);
-        const ratio = rate / Math.max(...plain);
-        groupCommit = `  group commit at ${mb} MB: j: true ${rate.toFixed(0)} writes/s / without j ${Math.max(...plain).toFixed(0)} writes/s = ${ratio.toFixed(2)} (fsyncs per journal record in these rounds: ${fsyncsPerRecord.toFixed(3)})`;
-      }
     }
-    const flat = (perLevel[perLevel.length - 1] as number) / (perLevel[0] as number);
+    const [small, , large] = levels as [Level, Level, Level];
+    const plain: number[] = [];
+    const ratios: number[] = [];
+    const groupRatios: number[] = [];
+    for (let c = 0; c < CYCLES; c++) {
+      for (const level of levels) {
+        const cpuBefore = await cpuMsOf(level.server.pid);
+        const rate = await writeRound(level.clients, level.documents, true, `${level.mb}-j-${c}`);
+        level.cpuMs += (await cpuMsOf(level.server.pid)) - cpuBefore;
+        level.writes += (rate * ROUND_MS) / 1000;
+        level.j.push(rate);
+        if (level === small)
+          plain.push(await writeRound(small.clients, small.documents, false, `${level.mb}-w-${c}`));
+      }
+      ratios.push((large.j[c] as number) / (small.j[c] as number));
+      groupRatios.push((small.j[c] as number) / (plain[c] as number));
+    }
+    for (const level of levels) {
+      const compactions = level.server.lines.filter(
+        (l) => l['msg'] === 'compaction wrote a new snapshot',
+      ).length;
+      lines.push(
+        `  j: true at ${String(level.mb).padStart(3)} MB: ${median(level.j).toFixed(0)} writes/s (rounds ${Math.min(...level.j).toFixed(0)}-${Math.max(...level.j).toFixed(0)}), server CPU ${((level.cpuMs / level.writes) * 1000).toFixed(0)} us per write, compactions during the rounds: ${compactions}`,
+      );
+    }
+    const flat = median(ratios);
+    const cpuRatio = large.cpuMs / large.writes / (small.cpuMs / small.writes);
     lines.push(
-      `  ratio ${LEVELS_MB[LEVELS_MB.length - 1]} MB / ${LEVELS_MB[0]} MB: ${flat.toFixed(2)} (target >= 0.8) ${flat >= 0.8 ? 'OK' : 'BELOW TARGET'}`,
+      `  writes/s ${large.mb} MB / ${small.mb} MB, median of the ${CYCLES} cycles' ratios (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}): ${flat.toFixed(2)} (target >= 0.8) ${flat >= 0.8 ? 'OK' : 'BELOW TARGET'}`,
     );
-    lines.push(groupCommit);
-
-    // Start-up on the largest data set, in a process of its own (here the garbage of the stopped
-    // server would be collected during the load): loading against reading the files alone.
-    for (const c of clients.splice(0)) await c.close();
-    await server.stop();
-    server = undefined;
-    const files = (await readdir(dir)).map((f) => path.join(dir, f));
-    const readStarted = now();
-    let bytes = 0;
-    for (const f of files) bytes += (await readFile(f)).length;
-    const readMs = now() - readStarted;
-    const child = await startServerProcess({ dataFile });
-    try {
-      const loadedLine = await child.waitForLog('data file loaded');
-      const check = await new MongoClient(child.uri).connect();
-      clients.push(check);
-      const count = await check.db('bench').collection('data').countDocuments();
-      if (count !== loaded) throw new Error(`restart found ${count} documents, expected ${loaded}`);
-      lines.push(
-        `  start-up on ${(bytes / 1048576).toFixed(0)} MB of files (snapshot + ${loadedLine['journalRecords']} journal records), own process: ${(Number(loadedLine['ms']) / 1000).toFixed(1)} s (reading the files alone: ${(readMs / 1000).toFixed(1)} s)`,
-      );
-    } finally {
-      for (const c of clients.splice(0)) await c.close();
-      await child.stop();
-    }
+    lines.push(
+      `  server CPU per write ${large.mb} MB / ${small.mb} MB: ${cpuRatio.toFixed(2)} (CPU time is less disturbed than writes/s by the machine's other work)`,
+    );
+    lines.push(
+      `  group commit at ${small.mb} MB: j: true ${median(small.j).toFixed(0)} writes/s, without j ${median(plain).toFixed(0)} writes/s; ratio (median of the cycles', ${Math.min(...groupRatios).toFixed(2)}-${Math.max(...groupRatios).toFixed(2)}) ${median(groupRatios).toFixed(2)}`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
-    for (const c of clients) await c.close();
-    await server?.stop();
+    for (const level of levels) {
+      for (const c of level.clients) await c.close();
+      await level.server.stop();
+    }
     await rm(dir, { recursive: true, force: true });
   }
 }
