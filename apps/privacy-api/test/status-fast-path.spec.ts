@@ -266,6 +266,49 @@ describe('the status check fast path', () => {
     expect(noScope.handedOver).toBe(1);
   });
 
+  it('when a citizen’s token asks for the citizen or a represented child, then the fast path answers; for anyone else, the refusal is the route’s', async () => {
+    const { definition, fnr: stranger } = await withSetting();
+    const [citizen, child] = [nextFnr(), nextFnr()];
+    await h.get().context.representation.replaceRelationships(
+      new Map([
+        [
+          citizen,
+          [
+            {
+              annenFnr: child,
+              eksternProfilGuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+              fornavn: 'Emma',
+              mellomnavn: null,
+              etternavn: 'Nordmann',
+              representasjonsforholdType: 'foreldre',
+              annenAdresse: false,
+            },
+          ],
+        ],
+      ]),
+      { importId: 'test', at: NOW, actorId: 'test' },
+    );
+    const key = await newDpopKey();
+    const bearer = await h.get().token({ scopes: ['read'], pid: citizen });
+    const dpop = await h.get().token({ scopes: ['read'], pid: citizen, dpopKey: key });
+    for (const auth of [{ bearer }, { dpop: key, token: dpop }]) {
+      for (const fnr of [citizen, child]) {
+        const allowed = await both({ body: statusBody(definition, fnr), auth });
+        expect(allowed.answered).toBe(1);
+        expect(allowed.fast.status).toBe(200);
+      }
+      const refused = await both({ body: statusBody(definition, stranger), auth });
+      expect(refused.handedOver).toBe(1);
+      expect(refused.fast.status).toBe(401);
+      expect(refused.fast.body).toEqual({
+        code: 'EPVK-100403',
+        message: expect.any(String),
+        errorCategory: 'ClientValidationError',
+      });
+      expect(refused.fast.headers['www-authenticate']).toContain('insufficient_scope');
+    }
+  });
+
   it('when the token is missing or invalid, then Express checks it and answers the refusal', async () => {
     const definition = await seeded();
     const missing = await both({ body: statusBody(definition, nextFnr()), auth: 'none' });

@@ -79,7 +79,7 @@ describe('youth-app consent', () => {
     },
   );
 
-  it('when POST and DELETE are repeated, then each answers 200 and only changes are recorded', async () => {
+  it('when POST and DELETE are repeated, then each answers 200 and only changes get a sekvensnummer', async () => {
     const pid = newCitizen();
     const auth = await as(pid);
     for (const path of PATHS) {

@@ -94,8 +94,8 @@ export const SAMPLE_DEFINITIONS = {
 } as const;
 
 /**
- * Citizens' settings, one of each kind. No `tidspunkt`: each is given "now" the first time, and
- * a later run finds the same state and changes nothing.
+ * Citizens' settings, one of each kind. No `tidspunkt`: each is given "now" the first time; a
+ * later run leaves a setting that exists alone (seed.ts).
  */
 export const SAMPLE_SETTINGS: SettInnbyggersPersonvernInnstillingV2Request[] = [
   {

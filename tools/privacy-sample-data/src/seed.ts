@@ -96,7 +96,10 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
     allowSyntheticIds: true,
     pageSize: 1000,
   });
+  // What exists is left alone: sent again (without tidspunkt, so dated now) a setting would be a
+  // later repeat of its state, which privacy-api records as confirming it.
   for (const body of SAMPLE_SETTINGS) {
+    if (await store.find(body.innbyggerFnr, body.definisjonGuid)) continue;
     const result = await settings.set({ actor }, body);
     if (result.instansEndret === 'endret') report.settings += 1;
   }
@@ -104,9 +107,9 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
   // privacy-api creates the built-in definition at start; the dev stack seeds after that.
   const builtIn = await definitions.findDefinition(YOUTH_APP_DEFINITION_GUID);
   for (const pid of builtIn ? SAMPLE_YOUTH_APP_CONSENTS : []) {
-    const before = await store.find(pid, YOUTH_APP_DEFINITION_GUID);
+    if ((await store.find(pid, YOUTH_APP_DEFINITION_GUID))?.aktiv) continue;
     await youthApp.give({ pid, clientId: undefined });
-    if (!before?.aktiv) report.youthAppConsents += 1;
+    report.youthAppConsents += 1;
   }
 
   for (const request of SAMPLE_INCLUSIONS) {

@@ -1,10 +1,10 @@
-import { requireScope } from '@nhp/privacy-auth';
+import { callerOf, requireScope } from '@nhp/privacy-auth';
 import { settInkluderingRequestSchema } from '@nhp/privacy-contracts';
 import { setInclusion } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
 import type { PrivacyContext } from '../context';
-import { actorOf } from '../http/caller';
+import { asCaller } from '../http/caller';
 
 /** Both spellings of the operation (version segment first or last) behave alike. */
 export const INCLUSION_PATHS = ['/v1/settinnbyggersinkludering', '/settinnbyggersinkludering/v1'];
@@ -12,7 +12,8 @@ export const INCLUSION_PATHS = ['/v1/settinnbyggersinkludering', '/settinnbygger
 /**
  * POST settinnbyggersinkludering: a system with the write scope and the party's write grant sets
  * (or, with aktiv false, ends) a citizen's inclusion. The interface lists no 403 here, so a
- * missing scope answers 401 EPVK-100403.
+ * missing scope answers 401 EPVK-100403, as does a citizen's token naming a citizen it does not
+ * act for.
  */
 export function createInclusionRoutes(context: PrivacyContext): Router {
   const router = Router();
@@ -20,11 +21,13 @@ export function createInclusionRoutes(context: PrivacyContext): Router {
     INCLUSION_PATHS,
     requireScope('write', 401),
     validate({ body: settInkluderingRequestSchema }, async ({ body }, req, res) => {
-      const response = await setInclusion(context, actorOf(req), body, {
-        allowSyntheticIds: context.options.allowSyntheticIds,
-        now: context.clock(),
-        requestId: typeof req.id === 'string' ? req.id : undefined,
-      });
+      const response = await asCaller(callerOf(req), (actor) =>
+        setInclusion(context, actor, body, {
+          allowSyntheticIds: context.options.allowSyntheticIds,
+          now: context.clock(),
+          requestId: typeof req.id === 'string' ? req.id : undefined,
+        }),
+      );
       res.status(200).json(response);
     }),
   );

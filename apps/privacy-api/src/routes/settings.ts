@@ -10,19 +10,22 @@ import {
 } from '@nhp/privacy-contracts';
 import {
   createSettingsService,
-  type Actor,
   type DefinitionLookup,
   type GrantLookup,
+  type RepresentationLookup,
   type SettingsService,
   type SettingsStore,
 } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
+import { asCaller } from '../http/caller';
 
 /** What the settings routes need from the PrivacyContext. */
 export interface SettingsRouteDeps {
   definitions: DefinitionLookup;
   grants: GrantLookup;
+  /** Whom a citizen's token acts for (the imported representation relationships). */
+  representation: RepresentationLookup;
   settings: SettingsStore;
   clock: () => Date;
   options: { allowSyntheticIds: boolean; pageSize: number };
@@ -37,19 +40,12 @@ export const SETTINGS_PATHS = {
   activeCitizens: `${BASE}/hentinnbyggereaktivepifordefinisjon/v2`,
 } as const;
 
-function actorOfCaller(caller: Caller): Actor {
-  return { clientId: caller.clientId, isAdmin: caller.isAdmin };
-}
-
-function actorOf(req: Request): Actor {
-  return actorOfCaller(callerOf(req));
-}
-
 /** The settings use cases over the context's stores (one instance serves routes and fast path). */
 export function createSettingsServiceFor(deps: SettingsRouteDeps): SettingsService {
   return createSettingsService({
     definitions: deps.definitions,
     grants: deps.grants,
+    representation: deps.representation,
     store: deps.settings,
     now: deps.clock,
     allowSyntheticIds: deps.options.allowSyntheticIds,
@@ -62,20 +58,22 @@ export const statusRequestSchema = sjekkInnbyggersPiStatusV2RequestSchema;
 
 /**
  * The status check for a verified caller holding the read scope, with a validated body: what
- * the route answers, and the fast path (src/http/status-fast-path.ts) too.
+ * the route answers, and the fast path (src/http/status-fast-path.ts) too, so both apply the
+ * same rules to the same caller (a citizen's token included).
  */
 export function checkStatus(
   service: SettingsService,
   caller: Caller,
   body: SjekkInnbyggersPiStatusV2Request,
 ): Promise<PersonvernInnstillingV2> {
-  return service.checkStatus(actorOfCaller(caller), body);
+  return asCaller(caller, (actor) => service.checkStatus(actor, body));
 }
 
 /**
  * Citizens' privacy settings, version 2. Reads need the read scope and the party's read grant,
  * setting needs the write scope and the write grant. The interface lists no 403 for these
- * operations, so a missing scope answers 401 EPVK-100403. Paths match case-insensitively
+ * operations, so a missing scope answers 401 EPVK-100403, as does a citizen's token naming a
+ * citizen it does not act for (the use cases decide that). Paths match case-insensitively
  * (Express's default), as real clients call them in PascalCase.
  */
 export function createSettingsRoutes(
@@ -91,9 +89,8 @@ export function createSettingsRoutes(
       { body: settInnbyggersPersonvernInnstillingV2RequestSchema },
       async ({ body }, req, res) => {
         const requestId = typeof req.id === 'string' ? req.id : undefined;
-        const response = await service.set(
-          { actor: actorOf(req), ...(requestId ? { requestId } : {}) },
-          body,
+        const response = await asCaller(callerOf(req), (actor) =>
+          service.set({ actor, ...(requestId ? { requestId } : {}) }, body),
         );
         res.status(200).json(response);
       },
@@ -112,7 +109,7 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.forPart,
     requireScope('read', 401),
     validate({ body: hentInnbyggersPiV2RequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await service.forPart(actorOf(req), body));
+      res.status(200).json(await asCaller(callerOf(req), (actor) => service.forPart(actor, body)));
     }),
   );
 
@@ -120,7 +117,9 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.proofs,
     requireScope('read', 401),
     validate({ body: hentInnbyggersOpplastedeBevisV2RequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await service.uploadedProofs(actorOf(req), body));
+      res
+        .status(200)
+        .json(await asCaller(callerOf(req), (actor) => service.uploadedProofs(actor, body)));
     }),
   );
 
@@ -130,7 +129,9 @@ export function createSettingsRoutes(
     validate(
       { query: hentInnbyggereAktivePiForDefinisjonV2QuerySchema },
       async ({ query }, req, res) => {
-        res.status(200).json(await service.activeCitizens(actorOf(req), query));
+        res
+          .status(200)
+          .json(await asCaller(callerOf(req), (actor) => service.activeCitizens(actor, query)));
       },
     ),
   );

@@ -19,6 +19,7 @@ export function createYouthAppRoutes(context: PrivacyContext): Router {
     settings: createSettingsService({
       definitions: context.definitions,
       grants: context.grants,
+      representation: context.representation,
       store: context.settings,
       now: context.clock,
       allowSyntheticIds: context.options.allowSyntheticIds,

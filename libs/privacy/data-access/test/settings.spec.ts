@@ -96,11 +96,60 @@ describe('settings storage', () => {
 
   it('when a setting is set and the same request comes again, then endret then ikkeEndret, sekvensnummer 1', async () => {
     const fnr = syntheticFnr(1);
-    expect(await set(fnr)).toEqual({ returKode: 'ok', instansEndret: 'endret' });
-    expect(await set(fnr)).toEqual({ returKode: 'ok', instansEndret: 'ikkeEndret' });
+    const request = { tidspunkt: '2026-01-01T00:00:00Z' };
+    expect(await set(fnr, request)).toEqual({ returKode: 'ok', instansEndret: 'endret' });
+    expect(await set(fnr, request)).toEqual({ returKode: 'ok', instansEndret: 'ikkeEndret' });
     const stored = await repo.findForWrite(fnr, DEF);
     expect(stored?.state.sekvensnummer).toBe(1);
     expect(stored?.history).toHaveLength(1);
+  });
+
+  it('when the same state comes dated later, then ikkeEndret and no sekvensnummer, but it is recorded and a change dated between arriving after it does not apply', async () => {
+    const fnr = syntheticFnr(11);
+    expect(await set(fnr, { tidspunkt: '2026-01-01T00:00:00Z' })).toMatchObject({
+      instansEndret: 'endret',
+    });
+    expect(await set(fnr, { tidspunkt: '2026-01-01T00:20:00Z' })).toMatchObject({
+      instansEndret: 'ikkeEndret',
+    });
+    expect(await set(fnr, { aktiv: false, tidspunkt: '2026-01-01T00:10:00Z' })).toMatchObject({
+      instansEndret: 'ikkeEndret',
+    });
+    const stored = await repo.findForWrite(fnr, DEF);
+    expect(stored?.state).toMatchObject({
+      aktiv: true,
+      sekvensnummer: 1,
+      sistEndretTidspunkt: new Date('2026-01-01T00:00:00Z'),
+      latestTidspunkt: new Date('2026-01-01T00:20:00Z'),
+    });
+    expect(stored?.history.map((e) => [e.applied, e.confirmed === true, e.sekvensnummer])).toEqual([
+      [true, false, 1],
+      [false, true, 1],
+      [false, false, 1],
+    ]);
+    // Written with the state, so that every replica decides against it.
+    const raw = await conn.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr });
+    expect(raw?.['latestTidspunkt']).toEqual(new Date('2026-01-01T00:20:00Z'));
+  });
+
+  it('when a document was written before the latest request was kept, then its last change counts as the latest request', async () => {
+    const fnr = syntheticFnr(12);
+    await set(fnr, { tidspunkt: '2026-01-01T00:00:00Z' });
+    await conn
+      .collection(SETTINGS_COLLECTION)
+      .updateOne(
+        { innbyggerFnr: fnr, definisjonGuid: DEF },
+        { $unset: { latestTidspunkt: '', latestProofSha256: '' } },
+      );
+    expect((await repo.find(fnr, DEF))?.latestTidspunkt).toEqual(new Date('2026-01-01T00:00:00Z'));
+    // Older than the last change: kept but not applied; later: applied.
+    expect(await set(fnr, { aktiv: false, tidspunkt: '2025-12-31T00:00:00Z' })).toMatchObject({
+      instansEndret: 'ikkeEndret',
+    });
+    expect(await set(fnr, { aktiv: false, tidspunkt: '2026-01-02T00:00:00Z' })).toMatchObject({
+      instansEndret: 'endret',
+    });
+    expect((await repo.find(fnr, DEF))?.latestTidspunkt).toEqual(new Date('2026-01-02T00:00:00Z'));
   });
 
   it('when many sets for one citizen and definition run at once, then their sekvensnummer values are consecutive and none is lost', async () => {

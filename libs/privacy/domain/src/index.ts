@@ -10,6 +10,13 @@ export {
 } from './lib/templates';
 export { mayUsePart, resolveDefinition } from './lib/definition-access';
 export {
+  ACTING_FOR_TYPES,
+  assertMayActFor,
+  assertNotCitizenToken,
+  mayActFor,
+  type CitizenAccessPorts,
+} from './lib/citizen-access';
+export {
   DEFINITION_STATUSES,
   PI_TYPES,
   type Actor,

@@ -107,6 +107,8 @@ function stored(
   overrides: Partial<StoredSetting['state']> = {},
   history: SettingHistoryEntry[] = [],
 ): StoredSetting {
+  const sistEndretTidspunkt = overrides.sistEndretTidspunkt ?? t('2026-02-01T00:00:00Z');
+  const proofSha256 = overrides.proofSha256 ?? null;
   return {
     version: history.length || 1,
     history,
@@ -120,8 +122,11 @@ function stored(
       metadata: meta,
       sekvensnummer: 3,
       opprettetTidspunkt: t('2026-01-01T00:00:00Z'),
-      sistEndretTidspunkt: t('2026-02-01T00:00:00Z'),
-      proofSha256: null,
+      sistEndretTidspunkt,
+      proofSha256,
+      // Unless a test says otherwise, the latest request was the change that made the state.
+      latestTidspunkt: sistEndretTidspunkt,
+      latestProofSha256: proofSha256,
       pagingKey: 1,
       ...overrides,
     },
@@ -140,8 +145,12 @@ describe('deciding a set request', () => {
     expect(decideSet(undefined, base)).toEqual({ kind: 'create' });
   });
 
-  it('when the state is the same and no proof comes, then nothing changes', () => {
-    expect(decideSet(stored(), base)).toEqual({ kind: 'unchanged' });
+  it('when the state is the same and no proof comes, then nothing changes; dated later than the state, it confirms it', () => {
+    expect(decideSet(stored(), { ...base, tidspunkt: t('2026-02-01T00:00:00Z') })).toEqual({
+      kind: 'unchanged',
+    });
+    // The decisions: a later repeat of the state makes no sekvensnummer but is recorded.
+    expect(decideSet(stored(), base)).toEqual({ kind: 'confirm' });
   });
 
   it('when aktiv differs, then it is a change with the next sekvensnummer', () => {
@@ -158,9 +167,11 @@ describe('deciding a set request', () => {
     });
   });
 
-  it('when the same state comes with the current proof again (a retry), then nothing changes', () => {
+  it('when the same state comes with the current proof again (a retry), then nothing changes; dated later, it confirms the state', () => {
+    const retry = { ...base, tidspunkt: t('2026-02-01T00:00:00Z'), proofSha256: 'abc' };
+    expect(decideSet(stored({ proofSha256: 'abc' }), retry)).toEqual({ kind: 'unchanged' });
     expect(decideSet(stored({ proofSha256: 'abc' }), { ...base, proofSha256: 'abc' })).toEqual({
-      kind: 'unchanged',
+      kind: 'confirm',
     });
   });
 

@@ -11,7 +11,10 @@ export const PRIVACY_CODES = {
   validation: 'EPVK-100400',
   /** Missing, malformed or badly signed token or DPoP proof; expired token. */
   unauthenticated: 'EPVK-100401',
-  /** Missing scope or the wrong kind of token (system vs citizen). */
+  /**
+   * Missing scope or the wrong kind of token (system vs citizen), or a citizen's token naming a
+   * citizen it does not act for.
+   */
   refused: 'EPVK-100403',
   payloadTooLarge: 'EPVK-100413',
   unsupportedMediaType: 'EPVK-100415',
@@ -69,4 +72,11 @@ export const privacyErrors = {
       `relasjoner names a definition that does not exist: ${guid}`,
     ),
   invalidProof: (reason: string) => clientError(PRIVACY_CODES.invalidProof, reason),
+  /**
+   * A token in a citizen's context naming a citizen it does not act for, or asking for many
+   * citizens at once: refused as a missing scope is. 401, because every operation that names a
+   * citizen declares no 403. The message names no identity number.
+   */
+  notActingFor: (message: string) =>
+    new AppError({ code: PRIVACY_CODES.refused, status: 401, message, category: 'authorization' }),
 };

@@ -42,8 +42,14 @@ const INT32_MAX = 2_147_483_647;
  * `history` and `journal` out. Proof bytes live in `privacy_proofs` (one document per proof,
  * written before the setting write that references it), so no read of a setting loads them.
  */
-interface SettingDocument extends Omit<SettingState, 'id'> {
+interface SettingDocument extends Omit<
+  SettingState,
+  'id' | 'latestTidspunkt' | 'latestProofSha256'
+> {
   _id: string;
+  /** Absent in documents written before requests were ordered by the latest one (see toState). */
+  latestTidspunkt?: Date;
+  latestProofSha256?: string | null;
   version: number;
   history: SettingHistoryEntry[];
   journal?: JournalEntry[];
@@ -108,6 +114,10 @@ function toState(
     opprettetTidspunkt: doc.opprettetTidspunkt,
     sistEndretTidspunkt: doc.sistEndretTidspunkt,
     proofSha256: doc.proofSha256 ?? null,
+    // A document from before the latest request was kept: its latest request was its last change.
+    latestTidspunkt: doc.latestTidspunkt ?? doc.sistEndretTidspunkt,
+    latestProofSha256:
+      doc.latestProofSha256 === undefined ? (doc.proofSha256 ?? null) : doc.latestProofSha256,
     pagingKey: doc.pagingKey,
   };
 }

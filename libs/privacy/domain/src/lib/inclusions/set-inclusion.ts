@@ -4,6 +4,7 @@ import {
   type SettInkluderingRequest,
   type SettInkluderingResponse,
 } from '@nhp/privacy-contracts';
+import { assertMayActFor, type CitizenAccessPorts } from '../citizen-access';
 import { resolveDefinition } from '../definition-access';
 import { privacyErrors } from '../errors';
 import { isValidFnr } from '../fnr';
@@ -33,7 +34,7 @@ export interface InclusionStore {
   setInclusion(change: InclusionChange): Promise<{ changed: boolean }>;
 }
 
-export interface SetInclusionPorts {
+export interface SetInclusionPorts extends CitizenAccessPorts {
   definitions: DefinitionLookup;
   grants: GrantLookup;
   inclusions: InclusionStore;
@@ -46,10 +47,10 @@ export interface SetInclusionOptions {
 }
 
 /**
- * POST settinnbyggersinkludering. Order of the checks: the identity number (EPVK-101518), then the
- * definition with the caller's write grant (EPVK-101500, alike for unknown, foreign and
- * not granted). An inclusion may be ended on an inactive definition but not started or changed
- * (EPVK-101501), as with settings.
+ * POST settinnbyggersinkludering. Order of the checks: the identity number (EPVK-101518), whom a
+ * citizen's token acts for (EPVK-100403, see assertMayActFor), then the definition with the
+ * caller's write grant (EPVK-101500, alike for unknown, foreign and not granted). An inclusion may
+ * be ended on an inactive definition but not started or changed (EPVK-101501), as with settings.
  */
 export async function setInclusion(
   ports: SetInclusionPorts,
@@ -60,6 +61,7 @@ export async function setInclusion(
   if (!isValidFnr(request.innbyggerFnr, { allowSynthetic: options.allowSyntheticIds })) {
     throw privacyErrors.invalidFnr();
   }
+  await assertMayActFor(ports, actor, request.innbyggerFnr);
   const inkluderingType = canonicalInkluderingType(request.inkluderingType);
   if (inkluderingType === undefined) {
     // The contract refuses these already; kept so the use case is safe on its own.

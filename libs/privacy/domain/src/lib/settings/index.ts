@@ -1,5 +1,11 @@
 export { definitionWindowOpen, isActiveAt, withinCitizenPeriods } from './active';
-export { decideSet, type Decision, type SetRequest } from './decide';
+export {
+  compareSetRequests,
+  decideSet,
+  type Decision,
+  type RequestOrderKey,
+  type SetRequest,
+} from './decide';
 export { invalidPeriodIndex, normaliseMetadata, sameMetadata } from './metadata';
 export type {
   NewProof,

@@ -14,10 +14,18 @@ export interface SettingState {
   sekvensnummer: number;
   /** tidspunkt of the first change. */
   opprettetTidspunkt: Date;
-  /** tidspunkt of the change that made this state (the latest by tidspunkt). */
+  /** tidspunkt of the change that made this state. */
   sistEndretTidspunkt: Date;
   /** SHA-256 of the proof given with the current change, if any. */
   proofSha256: string | null;
+  /**
+   * tidspunkt of the latest accepted request: the change that made this state, or a later repeat
+   * of it, which moves the time the state is known to hold. An arriving request is ordered against
+   * this (see decideSet), never against sistEndretTidspunkt alone.
+   */
+  latestTidspunkt: Date;
+  /** SHA-256 of the proof the latest accepted request carried: it orders requests of one tidspunkt. */
+  latestProofSha256: string | null;
   /** The instance's place in the active-citizens walk: fixed at creation, unique per definition. */
   pagingKey: number;
 }
@@ -36,10 +44,16 @@ export interface SettingHistoryEntry {
   /**
    * For a change: its sekvensnummer. For a request older (by tidspunkt) than the state it met,
    * kept but not applied: the sekvensnummer of the state that was in force at its tidspunkt
-   * (0 when there was none).
+   * (0 when there was none). For a confirming repeat: the current sekvensnummer.
    */
   sekvensnummer: number;
+  /** The request made a change (a new sekvensnummer). */
   applied: boolean;
+  /**
+   * A repeat of the current state dated after the latest request: not applied (no sekvensnummer),
+   * but it moved latestTidspunkt. Its proof, if any, is the current change's (not listed again).
+   */
+  confirmed?: boolean;
   tidspunkt: Date;
   registrert: Date;
   aktiv: boolean;

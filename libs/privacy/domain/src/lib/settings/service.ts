@@ -16,6 +16,7 @@ import {
   type SettInnbyggersPersonvernInnstillingV2Response,
   type SjekkInnbyggersPiStatusV2Request,
 } from '@nhp/privacy-contracts';
+import { assertMayActFor, assertNotCitizenToken, type CitizenAccessPorts } from '../citizen-access';
 import { mayUsePart, resolveDefinition } from '../definition-access';
 import { privacyErrors } from '../errors';
 import { parseFnr } from '../fnr';
@@ -25,6 +26,7 @@ import { decideSet } from './decide';
 import { invalidPeriodIndex, normaliseMetadata } from './metadata';
 import type {
   NewProof,
+  ProofRef,
   SettingHistoryEntry,
   SettingsStore,
   SettingWriteRecord,
@@ -34,7 +36,7 @@ import { parseProof } from './proof';
 import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
 import { activeCitizenView, activePageView, settingView } from './view';
 
-export interface SettingsServicePorts {
+export interface SettingsServicePorts extends CitizenAccessPorts {
   definitions: DefinitionLookup;
   grants: GrantLookup;
   store: SettingsStore;
@@ -54,8 +56,8 @@ export interface SetContext {
 
 /**
  * The use cases of citizens' settings (v2). Plain objects in and out; the HTTP layer validates the
- * shapes with the contracts, this layer the rules (identity numbers, definitions and grants,
- * proofs, ordering by tidspunkt, sekvensnummer).
+ * shapes with the contracts, this layer the rules (identity numbers, whom a citizen's token acts
+ * for, definitions and grants, proofs, ordering by tidspunkt, sekvensnummer).
  */
 export function createSettingsService(ports: SettingsServicePorts) {
   const { store } = ports;
@@ -99,6 +101,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: SettInnbyggersPersonvernInnstillingV2Request,
   ): Promise<SettInnbyggersPersonvernInnstillingV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, ctx.actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, ctx.actor, body, 'write');
     if (body.typePi != null && body.typePi !== definition.typePi) {
       throw privacyErrors.typeMismatch(definition.typePi);
@@ -142,15 +145,24 @@ export function createSettingsService(ports: SettingsServicePorts) {
       if (decision.kind === 'unchanged') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
 
       const registrert = ports.now();
-      const proof: NewProof | undefined = parsedProof && {
-        id: randomUUID(),
-        mimeType: parsedProof.mimeType,
-        bytes: parsedProof.bytes,
-        sha256: parsedProof.sha256,
-      };
-      const proofRef = proof
-        ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType }
-        : null;
+      // A confirming repeat carries the current change's proof, if any: it refers to those bytes.
+      const currentProof =
+        decision.kind === 'confirm' && parsedProof
+          ? currentChangeProof(current as StoredSetting)
+          : undefined;
+      const proof: NewProof | undefined =
+        parsedProof && !currentProof
+          ? {
+              id: randomUUID(),
+              mimeType: parsedProof.mimeType,
+              bytes: parsedProof.bytes,
+              sha256: parsedProof.sha256,
+            }
+          : undefined;
+      const proofRef =
+        currentProof ??
+        (proof ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType } : null);
+      const latest = { latestTidspunkt: tidspunkt, latestProofSha256: request.proofSha256 ?? null };
 
       if (decision.kind === 'create') {
         const entry: SettingHistoryEntry = {
@@ -175,6 +187,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
             opprettetTidspunkt: tidspunkt,
             sistEndretTidspunkt: tidspunkt,
             proofSha256: proof?.sha256 ?? null,
+            ...latest,
           },
           entry,
           ...(proof ? { proof } : {}),
@@ -213,6 +226,29 @@ export function createSettingsService(ports: SettingsServicePorts) {
         continue;
       }
 
+      if (decision.kind === 'confirm') {
+        const outcome = await store.update({
+          id: stored.state.id,
+          expectedVersion: stored.version,
+          state: { ...stored.state, ...latest },
+          entry: {
+            recordNo,
+            sekvensnummer: stored.state.sekvensnummer,
+            applied: false,
+            confirmed: true,
+            tidspunkt,
+            registrert,
+            aktiv: body.aktiv,
+            metadata,
+            proof: proofRef,
+          },
+          ...(proof ? { proof } : {}),
+          record: writeRecord(ctx, definition, undefined),
+        });
+        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
+        continue;
+      }
+
       const sekvensnummer = decision.sekvensnummer;
       const outcome = await store.update({
         id: stored.state.id,
@@ -224,6 +260,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
           sekvensnummer,
           sistEndretTidspunkt: tidspunkt,
           proofSha256: proof?.sha256 ?? null,
+          ...latest,
         },
         entry: {
           recordNo,
@@ -257,6 +294,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: SjekkInnbyggersPiStatusV2Request,
   ): Promise<PersonvernInnstillingV2> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const instance = await store.find(body.innbyggerFnr, definition.definisjonGuid);
     return settingView(definition, body.innbyggerFnr, instance, ports.now());
@@ -267,6 +305,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: HentInnbyggersPiV2Request,
   ): Promise<HentInnbyggersPiV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     // A party the client may not read answers like a party without definitions: nothing leaks.
     if (!(await mayUsePart(ports.grants, actor, body.partKode, 'read'))) {
       return { personvernInnstillinger: [] };
@@ -298,11 +337,13 @@ export function createSettingsService(ports: SettingsServicePorts) {
     body: HentInnbyggersOpplastedeBevisV2Request,
   ): Promise<HentInnbyggersOpplastedeBevisV2Response> {
     checkFnr(body.innbyggerFnr);
+    await assertMayActFor(ports, actor, body.innbyggerFnr);
     const definition = await resolveDefinition(ports, actor, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
+    // A confirming repeat refers to the current change's proof: listed once, with that change.
     const withProof = stored.history.flatMap((entry) =>
-      entry.proof ? [{ entry, proofId: entry.proof.id }] : [],
+      entry.proof && !entry.confirmed ? [{ entry, proofId: entry.proof.id }] : [],
     );
     const proofs = new Map(
       (await store.loadProofs(withProof.map((e) => e.proofId))).map((p) => [p.id, p]),
@@ -333,6 +374,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
     actor: Actor,
     query: HentInnbyggereAktivePiForDefinisjonV2Query,
   ): Promise<HentInnbyggereAktivePiForDefinisjonV2Response> {
+    assertNotCitizenToken(actor);
     const definition = await resolveDefinition(ports, actor, query, 'read');
     const now = ports.now();
     if (!definitionWindowOpen(definition.fasteMetadata.tidsbegrensning, now)) {
@@ -353,6 +395,19 @@ export function createSettingsService(ports: SettingsServicePorts) {
 }
 
 export type SettingsService = ReturnType<typeof createSettingsService>;
+
+/**
+ * The proof of the change that made the current state, as history refers to it (undefined when
+ * it had none, or its entry is no longer in the kept history).
+ */
+function currentChangeProof(stored: StoredSetting): ProofRef | undefined {
+  const change = stored.history.find(
+    (entry) => entry.applied && entry.sekvensnummer === stored.state.sekvensnummer,
+  );
+  return change?.proof && change.proof.sha256 === stored.state.proofSha256
+    ? change.proof
+    : undefined;
+}
 
 function eventData(
   definition: Definition,

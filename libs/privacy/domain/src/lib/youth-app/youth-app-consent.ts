@@ -22,8 +22,9 @@ export interface YouthAppCaller {
  * by the settings use case like any other setting (history, sekvensnummer, audit), so that check
  * status of that definition shows it. The citizen acts on their own consent, so no party grant
  * applies (the actor is let through as an administrator is, and audited as the citizen).
- * Both operations are idempotent: giving a given consent, or withdrawing a withdrawn or never
- * given one, writes nothing.
+ * Both operations are idempotent: giving a given consent, or withdrawing a withdrawn one, changes
+ * nothing (the settings rules record it as confirming the state); withdrawing one never given
+ * writes nothing at all.
  */
 export function createYouthAppConsent(ports: YouthAppConsentPorts) {
   async function setConsent(caller: YouthAppCaller, aktiv: boolean): Promise<void> {
