@@ -5,5 +5,10 @@ export {
   type NatsServerProcess,
   type StartNatsServerOptions,
 } from './nats-server';
+export {
+  startMongoServerProcess,
+  type MongoServerProcess,
+  type StartMongoServerProcessOptions,
+} from './mongo-process';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
