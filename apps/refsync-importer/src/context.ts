@@ -4,7 +4,7 @@ import {
   createLeaseRepository,
   createRefsyncWriteRepository,
   createRunRepository,
-  ensureRefsyncIndexes,
+  registerRefsyncModels,
 } from '@nhp/refsync-data-access';
 import {
   createImporter,
@@ -16,10 +16,15 @@ import {
 } from '@nhp/refsync-import';
 import { createUpstreamSource } from '@nhp/refsync-sources';
 import type { UpstreamSource } from '@nhp/refsync-sync';
-import { resolveMongoAutoIndex } from '@nhp/shared-config';
 import type { Logger } from '@nhp/shared-logger';
-import { connectNats, drainNats, ensureStream, type NatsConnection } from '@nhp/shared-messaging';
-import { connectMongo, syncIndexes } from '@nhp/shared-persistence';
+import {
+  connectNats,
+  drainNats,
+  ensureStream,
+  natsIsConnected,
+  type NatsConnection,
+} from '@nhp/shared-messaging';
+import { connectMongo, mongoOptionsFromConfig, prepareIndexes } from '@nhp/shared-persistence';
 import type { ImporterConfig } from './config';
 
 export function createSources(
@@ -59,16 +64,15 @@ export interface ImporterContextOptions {
 export async function createImporterContext(options: ImporterContextOptions) {
   const { config, logger } = options;
   const conn: Connection = await connectMongo({
-    uri: config.MONGO_URL,
+    ...mongoOptionsFromConfig(config),
     logger,
-    autoIndex: resolveMongoAutoIndex(config),
     appName: 'refsync-importer',
   });
+  registerRefsyncModels(conn);
+  await prepareIndexes(conn, { ensure: config.MONGO_ENSURE_INDEXES, logger });
   const writeRepo = createRefsyncWriteRepository(conn);
   const runs = createRunRepository(conn);
   const leases = createLeaseRepository(conn);
-  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(conn, logger);
-  else if (resolveMongoAutoIndex(config)) await ensureRefsyncIndexes(conn);
 
   let nc: NatsConnection | undefined;
   let natsClosed = false;
@@ -116,6 +120,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
   const metrics = createImporterMetrics({
     lastCommittedVersion: async () => (await writeRepo.readState()).version,
     pendingEvents: async () => (await writeRepo.pendingEvents()).length,
+    natsConnected: () => natsIsConnected(nc),
   });
   const instance = instanceId();
   const sources = createSources(config, logger);

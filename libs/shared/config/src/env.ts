@@ -126,6 +126,60 @@ export function envDurationMs(defaultMs?: number) {
   return defaultMs === undefined ? schema : schema.default(defaultMs);
 }
 
+/** The write concern every write of record uses: `w`, the journal flag and an optional time limit. */
+export interface MongoWriteConcern {
+  /** `majority` or a number of members (at least 1). */
+  w: number | 'majority';
+  /** Acknowledged only once the write is in the on-disk journal. */
+  journal: boolean;
+  /** How long to wait for the members before answering a write concern error (0: no limit). */
+  wtimeoutMS?: number;
+}
+
+/**
+ * `MONGO_WRITE_CONCERN`: comma-separated `key=value` pairs, `w` (majority or a number >= 1),
+ * `j` (true/false) and `wtimeoutMS` (a duration); a first item without `=` is `w`. `w` is
+ * `majority` and `j` true unless given. `w=0` (unacknowledged) is refused: an answer to a client
+ * must mean the write is durable.
+ */
+export function parseWriteConcern(raw: string): MongoWriteConcern | undefined {
+  const concern: MongoWriteConcern = { w: 'majority', journal: true };
+  const seen = new Set<string>();
+  for (const [i, item] of raw.split(',').entries()) {
+    const part = item.trim();
+    const eq = part.indexOf('=');
+    const key = eq === -1 ? (i === 0 ? 'w' : '') : part.slice(0, eq).trim();
+    const value = eq === -1 ? part : part.slice(eq + 1).trim();
+    if (!value || seen.has(key)) return undefined;
+    seen.add(key);
+    if (key === 'w') {
+      if (/^\d+$/.test(value)) {
+        const n = Number(value);
+        if (n < 1 || n > 50) return undefined;
+        concern.w = n;
+      } else if (value === 'majority') concern.w = value;
+      else return undefined;
+    } else if (key === 'j') {
+      const word = value.toLowerCase();
+      if (!TRUE_WORDS.has(word) && !FALSE_WORDS.has(word)) return undefined;
+      concern.journal = TRUE_WORDS.has(word);
+    } else if (key === 'wtimeoutMS') {
+      const ms = parseDurationMs(value);
+      if (ms === undefined || ms < 0) return undefined;
+      concern.wtimeoutMS = ms;
+    } else return undefined;
+  }
+  return concern;
+}
+
+/** MONGO_WRITE_CONCERN (see parseWriteConcern); the default is `majority` with the journal. */
+export function envWriteConcern() {
+  return fromString(
+    parseWriteConcern,
+    'w=majority|<n>[,j=true|false][,wtimeoutMS=<duration>]',
+  ).default({ w: 'majority', journal: true });
+}
+
 /** An enum whose error lists the allowed values (zod's default message does too, but less plainly). */
 function envEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, {

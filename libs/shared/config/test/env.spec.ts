@@ -8,7 +8,6 @@ import {
   envUrl,
   parseDurationMs,
   parseEnv,
-  resolveMongoAutoIndex,
 } from '../src';
 
 const one = <S extends z.ZodType>(schema: S, value: string | undefined): z.infer<S> => {
@@ -95,9 +94,10 @@ describe('commonEnvShape', () => {
       LOG_PRETTY: false,
       MONGO_URL: 'mongodb://127.0.0.1:27017/nhp',
       NATS_URL: 'nats://127.0.0.1:4222',
+      MONGO_WRITE_CONCERN: { w: 'majority', journal: true },
+      MONGO_SERVER_SELECTION_TIMEOUT_MS: 1000,
       SHUTDOWN_TIMEOUT_MS: 10_000,
-      MONGO_AUTO_INDEX: undefined,
-      MONGO_SYNC_INDEXES_ON_START: false,
+      MONGO_ENSURE_INDEXES: true,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
       HTTP_REQUEST_TIMEOUT_MS: 30_000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
@@ -134,13 +134,19 @@ describe('commonEnvShape', () => {
     );
   });
 
-  it('when MONGO_AUTO_INDEX is unset, then it is on outside production and off in production', () => {
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'development' }))).toBe(true);
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'test' }))).toBe(true);
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production' }))).toBe(false);
-    expect(
-      resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production', MONGO_AUTO_INDEX: 'true' })),
-    ).toBe(true);
+  it('when MONGO_WRITE_CONCERN is set, then w, j and wtimeoutMS are read, and an unacknowledged or unknown form is refused', () => {
+    const concern = (value: string) =>
+      parseEnv(schema, { MONGO_WRITE_CONCERN: value }).MONGO_WRITE_CONCERN;
+    expect(concern('majority')).toEqual({ w: 'majority', journal: true });
+    expect(concern('1')).toEqual({ w: 1, journal: true });
+    expect(concern('w=2, j=false, wtimeoutMS=5s')).toEqual({
+      w: 2,
+      journal: false,
+      wtimeoutMS: 5000,
+    });
+    for (const bad of ['0', 'w=0', 'fast', 'j=maybe', 'w=1,w=2', 'w=1,x=2', 'majority,']) {
+      expect(() => concern(bad)).toThrow(/MONGO_WRITE_CONCERN: expected w=majority/);
+    }
   });
 
   it('when NODE_ENV or LOG_LEVEL is unknown, then the message lists the allowed values', () => {
