@@ -40,8 +40,8 @@ export interface PrivacyOptions {
 export interface PrivacyContext {
   logger: Logger;
   connection: Connection;
-  /** Absent in tests that need no events. */
-  nats: NatsConnection | undefined;
+  /** The NATS connection once there is one (start-up does not wait for it); none in some tests. */
+  nats: () => NatsConnection | undefined;
   /** The clock of every business time (audit, tidspunkt defaults); tests inject one. */
   clock: () => Date;
   options: PrivacyOptions;
@@ -69,7 +69,8 @@ export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
 export interface CreatePrivacyContextInput {
   logger: Logger;
   connection: Connection;
-  nats?: NatsConnection;
+  /** A connection, or how to get it once it exists (main connects in the background). */
+  nats?: NatsConnection | (() => NatsConnection | undefined);
   clock?: () => Date;
   options?: Partial<PrivacyOptions>;
   /** How long definitions and grants are trusted from memory (default 5 s; 0: always read). */
@@ -81,19 +82,21 @@ export interface CreatePrivacyContextInput {
 export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyContext {
   const { logger, connection } = input;
   const clock = input.clock ?? (() => new Date());
+  const given = input.nats;
+  const nats = typeof given === 'function' ? given : () => given;
   const journal = createJournal({
     connection,
     logger,
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
     // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
-    publish: createSettingEventPublisher({ nats: () => input.nats, logger }),
+    publish: createSettingEventPublisher({ nats, logger }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
     logger,
     connection,
-    nats: input.nats,
+    nats,
     clock,
     options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
     journal,

@@ -1,4 +1,6 @@
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import pRetry from 'p-retry';
+import type { Logger } from 'pino';
 import {
   JetStreamApiCodes,
   JetStreamApiError,
@@ -62,4 +64,45 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
       throw addErr;
     }
   }
+}
+
+export interface ProvisionStreamsOptions {
+  logger: Logger;
+  /** Ends the attempts (shutdown). */
+  signal?: AbortSignal;
+  /** Longest wait between attempts (default 5 s). */
+  maxDelayMs?: number;
+}
+
+/**
+ * Ensures every stream, trying again with backoff until it works or `signal` aborts: an app that
+ * starts while JetStream is not ready yet (NATS starting, a cluster electing) provisions its
+ * streams as soon as it can, without holding up its own start.
+ */
+export async function provisionStreams(
+  nc: NatsConnection,
+  specs: readonly StreamSpec[],
+  options: ProvisionStreamsOptions,
+): Promise<void> {
+  const { logger } = options;
+  await pRetry(
+    async () => {
+      for (const spec of specs) {
+        await ensureStream(nc, spec);
+        logger.info({ stream: spec.name, subjects: spec.subjects }, 'JetStream stream ready');
+      }
+    },
+    {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 250,
+      maxTimeout: options.maxDelayMs ?? 5000,
+      randomize: true,
+      signal: options.signal,
+      onFailedAttempt: ({ error, attemptNumber }) =>
+        logger.warn(
+          { err: error, attempt: attemptNumber, streams: specs.map((s) => s.name) },
+          'JetStream stream not provisioned yet (NATS); trying again',
+        ),
+    },
+  );
 }
