@@ -12,3 +12,10 @@ export {
 } from './mongo-process';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
+export {
+  startAppProcess,
+  type AppExit,
+  type AppProcess,
+  type StartAppProcessOptions,
+} from './app-process';
+export { waitFor, type WaitForOptions } from './wait-for';

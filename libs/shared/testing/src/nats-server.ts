@@ -22,6 +22,13 @@ export interface NatsServerProcess {
   stop(): Promise<void>;
   /** Starts it again on the same port with the same store. */
   restart(): Promise<void>;
+  /**
+   * Sends `signal` (SIGTERM: a clean stop; SIGKILL: a crash) and resolves once it has exited; the
+   * store stays, so `restart()` recovers the streams from it.
+   */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** The running process's id; undefined while stopped. */
+  readonly pid: number | undefined;
   /** Stops the process and removes its temporary store. */
   dispose(): Promise<void>;
 }
@@ -115,6 +122,17 @@ export async function startNatsServer(
       await stopChild(current);
       ({ child, port } = await launch(binary, port, storeDir));
       current = child;
+    },
+    async kill(signal = 'SIGTERM') {
+      const running = current;
+      current = undefined;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      running.kill(signal);
+      await exited;
+    },
+    get pid() {
+      return current?.pid;
     },
     async dispose() {
       await stopChild(current);
