@@ -1,0 +1,310 @@
+/**
+ * Acknowledged writes survive a crash of the database: the MongoDB-compatible server is killed
+ * (SIGKILL) in the middle of a burst of writes and started again on its data file. Every write
+ * answered as done is there afterwards, nothing is half-applied, and no event exists for a change
+ * the database does not hold.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { PRIVACY_EVENTS_STREAM, settingChangedSubject } from '@nhp/privacy-contracts';
+import { syntheticFnr } from '@nhp/privacy-testing';
+import { DATASETS, REFSYNC_STREAM, type Dataset } from '@nhp/refsync-contracts';
+import { createRefsyncReadRepository } from '@nhp/refsync-data-access';
+import { readSampleData, syntheticReimbursementGroups, writeItems } from '@nhp/refsync-sample-data';
+import { createLogger } from '@nhp/shared-logger';
+import { closeMongo, connectMongo } from '@nhp/shared-persistence';
+import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
+import { call, lastLines, seededRandom, sleep, useCleanup } from './support/fault';
+import { privacyClient, startPrivacyApi, trustedIssuer, type SetAnswer } from './support/privacy';
+import { DEV_ADMIN_TOKEN, startImporter } from './support/refsync';
+import { duplicates, readStream } from './support/stream';
+
+const cleanup = useCleanup();
+
+async function infrastructure() {
+  const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
+  const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
+  return { mongo, nats, mongoUri: `${mongo.uri}/faults` };
+}
+
+interface StoredSetting {
+  innbyggerFnr: string;
+  definisjonGuid: string;
+  aktiv: boolean;
+  sekvensnummer: number;
+  history: Array<{ sekvensnummer: number; applied: boolean; aktiv: boolean }>;
+  journal?: unknown[];
+}
+
+interface SettingChanged {
+  id: string;
+  data: { innbyggerFnr: string; definisjonGuid: string; sekvensnummer: number; aktiv: boolean };
+}
+
+describe('when the database is killed in the middle of a burst of writes', () => {
+  it('then every set privacy-api answered endret is stored whole after the restart, and every event is of a stored change', async () => {
+    const { mongo, nats, mongoUri } = await infrastructure();
+    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
+    const app = cleanup.add(
+      await startPrivacyApi({ mongoUri, natsUrl: nats.url, issuerEnv: issuer.env }),
+      (a) => a.stop(),
+    );
+    const privacy = await privacyClient(app, issuer.issuer);
+    const random = seededRandom('privacy-api, database crash');
+
+    // 200 citizens, 16 clients; each citizen's sets (true, false, true, false) are sent one
+    // after the other, and a citizen's sequence ends at its first set that was not answered 200.
+    const CITIZENS = 200;
+    const SETS = 4;
+    const citizens = Array.from({ length: CITIZENS }, (_, i) => syntheticFnr(50_000 + i));
+    const acked = new Map<string, Array<{ aktiv: boolean; answer: SetAnswer['instansEndret'] }>>();
+    const unanswered = new Map<string, boolean>(); // fnr -> aktiv of the set whose fate is unknown
+    const killAfter = Math.round(CITIZENS * SETS * (0.2 + random.next() * 0.4));
+    let answered = 0;
+    let killed: Promise<unknown> | undefined;
+    let next = 0;
+    const client = async () => {
+      for (let i = next++; i < CITIZENS; i = next++) {
+        const fnr = citizens[i] as string;
+        acked.set(fnr, []);
+        for (let k = 0; k < SETS; k++) {
+          const aktiv = k % 2 === 0;
+          const answer = await privacy.set(fnr, aktiv, 10_000).catch(() => undefined);
+          if (answer?.status !== 200) {
+            unanswered.set(fnr, aktiv);
+            break;
+          }
+          acked.get(fnr)?.push({ aktiv, answer: answer.body.instansEndret });
+          if (++answered === killAfter) killed = mongo.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, client));
+    expect(killed).toBeDefined();
+    await killed;
+    await mongo.restart();
+    await waitFor('privacy-api to serve again', async () => {
+      const status = await privacy.status(citizens[0] as string, 2000).catch(() => undefined);
+      return status?.status === 200;
+    });
+
+    const changesAcked = [...acked.values()].flat().filter((a) => a.answer === 'endret').length;
+    process.stdout.write(
+      `privacy-api, database crash: killed after ${killAfter} answers; ${changesAcked} acknowledged changes, ${unanswered.size} sets unanswered\n`,
+    );
+    expect(unanswered.size).toBeGreaterThan(0); // the crash did cut the burst
+
+    const client2 = cleanup.add(await new MongoClient(mongoUri).connect(), (c) => c.close());
+    const stored = new Map(
+      (
+        await client2
+          .db()
+          .collection<StoredSetting>('privacy_settings')
+          .find({ definisjonGuid: privacy.definisjonGuid })
+          .toArray()
+      ).map((doc) => [doc.innbyggerFnr, doc]),
+    );
+
+    for (const fnr of citizens) {
+      const mine = acked.get(fnr) ?? [];
+      const endret = mine.filter((a) => a.answer === 'endret').length;
+      const doc = stored.get(fnr);
+      const applied = (doc?.history ?? []).filter((h) => h.applied);
+      const view = {
+        fnr,
+        stored: doc ? { aktiv: doc.aktiv, sekvensnummer: doc.sekvensnummer } : null,
+        applied: applied.map((h) => [h.sekvensnummer, h.aktiv]),
+      };
+      // Each acknowledged change is there, in order; the one set whose answer was lost may or may
+      // not have been applied, but nothing else.
+      const expectedAcked = mine.filter((a) => a.answer === 'endret').map((a) => a.aktiv);
+      const lost = unanswered.get(fnr);
+      const withLost = lost === undefined ? [] : [...expectedAcked, lost];
+      const appliedAktiv = applied.map((h) => h.aktiv);
+      expect([expectedAcked, withLost]).toContainEqual(appliedAktiv);
+      if (applied.length === 0) {
+        expect(endret).toBe(0);
+        continue;
+      }
+      // Whole, not half: the state is the last applied change, numbered 1..n without a gap.
+      expect(view.applied.map(([n]) => n)).toEqual(applied.map((_, i) => i + 1));
+      expect(view.stored).toEqual({
+        aktiv: applied[applied.length - 1]?.aktiv,
+        sekvensnummer: applied.length,
+      });
+      // The API answers from the same state.
+      const status = await privacy.status(fnr);
+      expect(status.status).toBe(200);
+      expect({ fnr, sekvensnummer: status.body.sekvensnummer, aktiv: status.body.aktiv }).toEqual({
+        fnr,
+        sekvensnummer: applied.length,
+        aktiv: applied[applied.length - 1]?.aktiv,
+      });
+    }
+
+    // Events: once the journal has relayed everything (its sweeper runs every 5 s), exactly one
+    // per stored change, and none of a change the database does not hold.
+    const storedChanges = new Set<string>();
+    for (const doc of stored.values()) {
+      for (const h of doc.history.filter((e) => e.applied)) {
+        storedChanges.add(`${doc.innbyggerFnr}/${doc.definisjonGuid}/${h.sekvensnummer}`);
+      }
+    }
+    const settings = client2.db().collection<StoredSetting>('privacy_settings');
+    await waitFor(
+      'the journal to relay every change',
+      async () =>
+        (await settings.countDocuments({
+          definisjonGuid: privacy.definisjonGuid,
+          'journal.0': { $exists: true },
+        })) === 0,
+      { timeoutMs: 60_000, intervalMs: 500 },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${lastLines(app)}`);
+    });
+    const events = (await readStream<SettingChanged>(nats.url, PRIVACY_EVENTS_STREAM)).filter(
+      (m) => m.subject === settingChangedSubject(privacy.partKode),
+    );
+    const eventKeys = events.map(
+      (e) =>
+        `${e.body.data.innbyggerFnr}/${e.body.data.definisjonGuid}/${e.body.data.sekvensnummer}`,
+    );
+    expect(eventKeys.filter((k) => !storedChanges.has(k))).toEqual([]);
+    expect(duplicates(eventKeys)).toEqual({});
+    expect(duplicates(events.map((e) => e.body.id))).toEqual({});
+    expect(eventKeys.length).toBe(storedChanges.size);
+  });
+
+  it('then a refsync sync cut by the crash leaves readers on a whole version, and the next sync converges with one event per version', async () => {
+    const { mongo, nats, mongoUri } = await infrastructure();
+    const random = seededRandom('refsync, database crash');
+    const dir = await mkdtemp(join(tmpdir(), 'nhp-faults-upstream-'));
+    cleanup.add(dir, (d) => rm(d, { recursive: true, force: true }));
+    const files: Record<Dataset, string> = {
+      treatmentGroup: join(dir, 'treatment-groups.json'),
+      reimbursementGroup: join(dir, 'reimbursement-groups.json'),
+    };
+    const treatmentGroups = await readSampleData('v1', 'treatmentGroup');
+    // Big enough that a run spends a while staging, so the crash can land inside it.
+    const snapshots = [0, 0.3, 0.6].map((share) => ({
+      treatmentGroup: treatmentGroups,
+      reimbursementGroup: syntheticReimbursementGroups(10_000, { seed: 7, changeShare: share }),
+    }));
+    const publish = async (snapshot: (typeof snapshots)[number]) => {
+      await writeItems(files.treatmentGroup, snapshot.treatmentGroup, 'json');
+      await writeItems(files.reimbursementGroup, snapshot.reimbursementGroup, 'json');
+    };
+    await publish(snapshots[0] as (typeof snapshots)[number]);
+    const importer = cleanup.add(
+      await startImporter({
+        mongoUri,
+        natsUrl: nats.url,
+        upstream: files,
+        extra: { LOG_LEVEL: 'info', REFSYNC_LEASE_TTL_MS: '3000' },
+      }),
+      (i) => i.stop(),
+    );
+    const auth = { Authorization: `Bearer ${DEV_ADMIN_TOKEN}` };
+    const sync = () =>
+      call<{ outcome: string; committedVersion?: number | null }>(
+        `${importer.url}/sync?wait=true&allowMassDelete=true`,
+        { method: 'POST', headers: auth },
+        120_000,
+      );
+    await waitFor('the first sync', async () => (await sync()).status === 200, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+
+    const logger = createLogger({ name: 'fault-tests', level: 'silent' });
+    const view = async () => {
+      const conn = await connectMongo({ uri: mongoUri, logger });
+      try {
+        const reader = createRefsyncReadRepository(conn);
+        const version = await reader.currentVersion();
+        const out: Record<string, string> = {};
+        for (const dataset of DATASETS) {
+          const items = await reader.listItems(dataset, { atVersion: version });
+          out[dataset] = JSON.stringify(
+            items.map((i) => i.data as { id: string }).sort((a, b) => (a.id < b.id ? -1 : 1)),
+          );
+        }
+        return { version, content: out };
+      } finally {
+        await closeMongo(conn);
+      }
+    };
+    const contentOf = (snapshot: (typeof snapshots)[number]) =>
+      Object.fromEntries(
+        DATASETS.map((dataset) => [
+          dataset,
+          JSON.stringify(
+            [...(snapshot[dataset] as Array<{ id: string }>)].sort((a, b) =>
+              a.id < b.id ? -1 : 1,
+            ),
+          ),
+        ]),
+      );
+
+    let committed = (await view()).version;
+    for (const round of [1, 2]) {
+      const before = snapshots[round - 1] as (typeof snapshots)[number];
+      const after = snapshots[round] as (typeof snapshots)[number];
+      await publish(after);
+      const runStarted = importer.lines.length;
+      const running = sync().catch((err: Error) => ({ status: 0, body: { outcome: err.message } }));
+      // The crash lands somewhere between the run's start and shortly after its commit.
+      await waitFor('the run to start', () =>
+        importer.lines.slice(runStarted).some((l) => l['msg'] === 'run started'),
+      );
+      await sleep(Math.round(random.next() * 1500));
+      await mongo.kill('SIGKILL');
+      const cut = await running;
+      await mongo.restart();
+
+      const state = await view();
+      process.stdout.write(
+        `refsync, database crash, round ${round}: the run answered ${cut.status} ${cut.body.outcome}; stored version ${state.version}\n`,
+      );
+      // A commit that was answered is there; readers see one whole snapshot, old or new.
+      if (cut.status === 200 && cut.body.outcome === 'committed') {
+        expect(state.version).toBe(committed + 1);
+      }
+      expect([committed, committed + 1]).toContain(state.version);
+      expect(state.content).toEqual(contentOf(state.version === committed ? before : after));
+
+      // The next sync converges on the upstream (the lease of the cut run is this process's own).
+      const again = await waitFor(
+        'a sync after the restart',
+        async () => {
+          const answer = await sync();
+          return answer.status === 200 ? answer.body : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(['committed', 'unchanged']).toContain(again.outcome);
+      const converged = await view();
+      expect(converged.content).toEqual(contentOf(after));
+      expect(converged.version).toBe(committed + 1);
+      committed = converged.version;
+    }
+
+    // One event per committed version, none of a version the store does not have.
+    const events = await waitFor(
+      `events of versions 1..${committed}`,
+      async () => {
+        const found = (await readStream<{ id: string }>(nats.url, REFSYNC_STREAM)).filter(
+          (e) => !e.body.id.includes('-unchanged-'),
+        );
+        return found.length >= committed ? found : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    expect(duplicates(events.map((e) => e.body.id))).toEqual({});
+    expect(events.map((e) => e.body.id).sort()).toEqual(
+      Array.from({ length: committed }, (_, i) => `refsync-sync-completed-${i + 1}`).sort(),
+    );
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * privacy-api as a process for fault tests: trusting a test issuer (its JWKS in a temp file), a
+ * party with a replicated consent definition created through the API, and the two calls the load
+ * makes (set and status check).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
+import { startAppProcess, type AppProcess } from '@nhp/shared-testing';
+import { LOG_LEVEL } from './fault';
+import { call, expectStatus, type Answer } from './fault';
+
+export const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v2';
+export const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2';
+/** Template samtykke without a time limit. */
+const SAMTYKKE_TEMPLATE = '7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e01';
+
+export interface TrustedIssuer {
+  issuer: TestIssuer;
+  /** PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_FILE. */
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+export async function trustedIssuer(): Promise<TrustedIssuer> {
+  const issuer = await createTestIssuer();
+  const dir = await mkdtemp(join(tmpdir(), 'nhp-faults-jwks-'));
+  const file = join(dir, 'jwks.json');
+  await writeFile(file, JSON.stringify(issuer.jwks));
+  return {
+    issuer,
+    env: { PRIVACY_AUTH_ISSUER: issuer.issuer, PRIVACY_AUTH_JWKS_FILE: file },
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export function startPrivacyApi(env: {
+  mongoUri: string;
+  natsUrl: string;
+  issuerEnv: Record<string, string>;
+}): Promise<AppProcess> {
+  return startAppProcess({
+    name: 'privacy-api',
+    entry: 'apps/privacy-api/src/main.ts',
+    portVariable: 'PRIVACY_API_PORT',
+    env: {
+      PRIVACY_API_HOST: '127.0.0.1',
+      MONGO_URL: env.mongoUri,
+      LOG_LEVEL: LOG_LEVEL,
+      NATS_URL: env.natsUrl,
+      ...env.issuerEnv,
+    },
+  });
+}
+
+export interface SetAnswer {
+  returKode: string;
+  instansEndret: 'endret' | 'ikkeEndret';
+}
+
+export interface StatusAnswer {
+  innbyggerFnr: string;
+  aktiv: boolean;
+  sekvensnummer: number | null;
+}
+
+/** A client of one privacy-api with an admin token (admin implies read and write, no grant). */
+export interface PrivacyClient {
+  readonly partKode: string;
+  readonly definisjonGuid: string;
+  set(fnr: string, aktiv: boolean, timeoutMs?: number): Promise<Answer<SetAnswer>>;
+  status(fnr: string, timeoutMs?: number): Promise<Answer<StatusAnswer>>;
+}
+
+/**
+ * Creates a party and a consent definition with `replikering: true` through the API, and returns
+ * a client for setting and checking citizens' settings of it.
+ */
+export async function privacyClient(app: AppProcess, issuer: TestIssuer): Promise<PrivacyClient> {
+  const token = await issuer.mint({
+    clientId: 'fault-tests',
+    scopes: ['admin'],
+    expiresInSec: 3600,
+  });
+  const headers = { Authorization: `Bearer ${token}` };
+  const partKode = `fault-${randomBytes(4).toString('hex')}`;
+  const definisjonGuid = randomUUID();
+  expectStatus(
+    await call(`${app.url}/part/v1`, { headers, body: { partKode, navn: 'Feiltest' } }),
+    201,
+    'POST /part/v1',
+  );
+  expectStatus(
+    await call(`${app.url}/innstillingdefinisjon/v1`, {
+      headers,
+      body: {
+        definisjonMalGuid: SAMTYKKE_TEMPLATE,
+        definisjonGuid,
+        partKode,
+        navn: 'Feiltest-samtykke',
+        replikering: true,
+      },
+    }),
+    201,
+    'POST /innstillingdefinisjon/v1',
+  );
+  return {
+    partKode,
+    definisjonGuid,
+    set: (fnr, aktiv, timeoutMs) =>
+      call<SetAnswer>(
+        `${app.url}${SET_PATH}`,
+        {
+          headers,
+          body: { innbyggerFnr: fnr, definisjonGuid, partKode, typePi: 'samtykke', aktiv },
+        },
+        timeoutMs,
+      ),
+    status: (fnr, timeoutMs) =>
+      call<StatusAnswer>(
+        `${app.url}${STATUS_PATH}`,
+        { headers, body: { innbyggerFnr: fnr, definisjonGuid, partKode } },
+        timeoutMs,
+      ),
+  };
+}
