@@ -84,6 +84,7 @@ describe('when the database is killed in the middle of a burst of writes', () =>
     await Promise.all(Array.from({ length: 16 }, client));
     expect(killed).toBeDefined();
     await killed;
+    cleanup.signal.throwIfAborted();
     await mongo.restart();
     await waitFor('privacy-api to serve again', async () => {
       const status = await privacy.status(citizens[0] as string, 2000).catch(() => undefined);
@@ -262,6 +263,7 @@ describe('when the database is killed in the middle of a burst of writes', () =>
       await sleep(Math.round(random.next() * 1500));
       await mongo.kill('SIGKILL');
       const cut = await running;
+      cleanup.signal.throwIfAborted();
       await mongo.restart();
 
       const state = await view();

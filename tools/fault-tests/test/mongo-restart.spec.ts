@@ -78,6 +78,7 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
     let aktiv = false;
     const cycles = await restartCycles({
       cycles: CYCLES,
+      signal: cleanup.signal,
       random,
       deadlineMs: DEADLINE_MS,
       stop: (signal) => mongo.kill(signal),
@@ -129,6 +130,7 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
 
     const cycles = await restartCycles({
       cycles: CYCLES,
+      signal: cleanup.signal,
       random,
       deadlineMs: DEADLINE_MS,
       stop: (signal) => mongo.kill(signal),
@@ -197,6 +199,7 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
 
     const cycles = await restartCycles({
       cycles: CYCLES,
+      signal: cleanup.signal,
       random,
       deadlineMs: DEADLINE_MS,
       stop: (signal) => mongo.kill(signal),

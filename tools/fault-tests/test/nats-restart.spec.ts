@@ -89,6 +89,7 @@ describe('when NATS is stopped and started again 20 times under load', () => {
 
     const cycles = await restartCycles({
       cycles: CYCLES,
+      signal: cleanup.signal,
       random,
       deadlineMs: BACK_WITHIN_MS,
       maxPauseMs: 1500,
@@ -205,6 +206,7 @@ describe('when NATS is stopped and started again 20 times under load', () => {
     let version = 1;
     const cycles = await restartCycles({
       cycles: CYCLES,
+      signal: cleanup.signal,
       random,
       deadlineMs: BACK_WITHIN_MS,
       stop: (signal) => nats.kill(signal),

@@ -10,10 +10,24 @@ export { sleep };
 /** The spawned apps' log level: warn, or FAULT_LOG_LEVEL (info shows reconnects and relays). */
 export const LOG_LEVEL = process.env['FAULT_LOG_LEVEL'] ?? 'warn';
 
+export interface Cleanup {
+  add<T>(resource: T, dispose: (r: T) => Promise<unknown>): T;
+  /**
+   * Aborted when the test is over, before the disposers run: a test that timed out keeps running
+   * in the background, and its restart loop must not start a server the cleanup has just removed.
+   */
+  readonly signal: AbortSignal;
+}
+
 /** Registers disposers; they run after each test, newest first, whatever happened. */
-export function useCleanup(): { add<T>(resource: T, dispose: (r: T) => Promise<unknown>): T } {
+export function useCleanup(): Cleanup {
   const stack: Array<() => Promise<unknown>> = [];
+  let controller = new AbortController();
+  beforeEach(() => {
+    controller = new AbortController();
+  });
   afterEach(async () => {
+    controller.abort(new Error('the test is over'));
     while (stack.length > 0) {
       const dispose = stack.pop() as () => Promise<unknown>;
       await dispose().catch((err: unknown) => {
@@ -25,6 +39,9 @@ export function useCleanup(): { add<T>(resource: T, dispose: (r: T) => Promise<u
     add(resource, dispose) {
       stack.push(() => dispose(resource));
       return resource;
+    },
+    get signal() {
+      return controller.signal;
     },
   };
 }
@@ -160,6 +177,8 @@ export interface Cycle {
 
 export interface RestartCyclesOptions {
   cycles: number;
+  /** Ends the cycles (throws) once aborted: pass the cleanup's signal. */
+  signal: AbortSignal;
   random: { next(): number };
   /** Stops the server with the signal (resolves once it has exited). */
   stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<unknown>;
@@ -192,9 +211,11 @@ export async function restartCycles(options: RestartCyclesOptions): Promise<Cycl
   for (let i = 1; i <= options.cycles; i++) {
     const signal = i % 2 === 1 ? 'SIGTERM' : 'SIGKILL';
     const pauseMs = Math.round(options.random.next() * (options.maxPauseMs ?? 500));
+    options.signal.throwIfAborted();
     await options.stop(signal);
     await options.whileDown?.(i);
     await sleep(pauseMs);
+    options.signal.throwIfAborted();
     await options.start();
     const started = Date.now();
     const cycle: Cycle = { cycle: i, signal, pauseMs };
