@@ -313,7 +313,7 @@ const unsupportedBody = (req: { get(name: string): string | undefined }) =>
  * without Content-Type is read (within the size limit) and refused only if it is non-empty.
  */
 function requireJsonBody(limit: string | number): RequestHandler {
-  const readUntyped = express.raw({ type: () => true, limit });
+  const readUntyped = readingBody(express.raw({ type: () => true, limit }));
   return (req, res, next) => {
     // A body already read to its end was read by the JSON parser (nothing else runs before this):
     // no need to match its type again, which costs as much as the rest of this check.
@@ -331,6 +331,43 @@ function requireJsonBody(limit: string | number): RequestHandler {
         req.body = undefined;
         next();
       }
+    });
+  };
+}
+
+/**
+ * What body-parser passes on when the decompressor refuses the body (`Content-Encoding: gzip` on
+ * bytes that are not gzip, a truncated stream): zlib's own error with status 400 and no `type`,
+ * which no mapping recognises, so it was answered 500. It is the client's error: 400.
+ */
+function contentDecodingError(err: unknown, req: Request): AppError | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === undefined || encoding === '' || encoding === 'identity') return undefined;
+  const candidate = err as { type?: unknown; status?: unknown } | null;
+  if (typeof candidate !== 'object' || candidate === null || candidate.type !== undefined) {
+    return undefined;
+  }
+  if (candidate.status !== 400) return undefined;
+  const named = DECODED_ENCODINGS.has(encoding) ? encoding : 'the declared';
+  return badRequest(
+    'MALFORMED_CONTENT_ENCODING',
+    `Request body is not valid ${named} data (Content-Encoding)`,
+    undefined,
+    { cause: err },
+  );
+}
+
+/** The encodings body-parser decodes (zstd only where Node has it). */
+const DECODED_ENCODINGS = new Set(['gzip', 'br', 'deflate', 'zstd']);
+
+/**
+ * A body reader (body-parser) whose refusals all reach the error handler as client errors: a body
+ * the decompressor refuses is a 400, not an unknown error.
+ */
+function readingBody(reader: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    reader(req, res, (err?: unknown) => {
+      next(err !== undefined && err !== null ? (contentDecodingError(err, req) ?? err) : undefined);
     });
   };
 }
@@ -490,11 +527,12 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   app.use(requestId);
   app.use(requestLogger(app, options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
   const bodyLimit = options.bodyLimit ?? '100kb';
+  const json = (limit: BodyLimit) => readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }));
   if (typeof bodyLimit === 'function') {
-    app.use(perLimit(bodyLimit, (limit) => express.json({ limit, type: JSON_MEDIA_TYPES })));
+    app.use(perLimit(bodyLimit, json));
     app.use(perLimit(bodyLimit, requireJsonBody));
   } else {
-    app.use(express.json({ limit: bodyLimit, type: JSON_MEDIA_TYPES }));
+    app.use(json(bodyLimit));
     app.use(requireJsonBody(bodyLimit));
   }
   if (options.health) app.use(options.health);

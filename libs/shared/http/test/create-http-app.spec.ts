@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
 import { createHttpApp, type ErrorFormatter } from '../src';
@@ -169,6 +170,130 @@ describe('body parsing', () => {
       message: 'Request body is not valid JSON',
       category: 'validation',
     });
+  });
+});
+
+/** Sends the bytes as they are (superagent would serialize a Buffer under a JSON type as JSON). */
+function sendBytes(req: request.Test, bytes: Buffer | undefined): request.Test {
+  const body = bytes as unknown as string;
+  return req.serialize(() => body).send(body);
+}
+
+/** A route that answers, and records that it ran. */
+const answeringRoute = () =>
+  jest.fn((_req: express.Request, res: express.Response) => res.json({}));
+
+describe('content encoding', () => {
+  const compress: Record<string, (input: Buffer) => Buffer> = {
+    gzip: (input) => gzipSync(input),
+    br: (input) => brotliCompressSync(input),
+    deflate: (input) => deflateSync(input),
+  };
+  const json = Buffer.from(JSON.stringify({ navn: 'Ærlig Øyvind', n: 1 }));
+
+  it.each(Object.keys(compress))(
+    'when a JSON body is really %s-compressed, then it is inflated and the route gets it',
+    async (encoding) => {
+      const { app } = echoApp();
+      const res = await sendBytes(
+        request(app)
+          .post('/echo')
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding),
+        compress[encoding]?.(json),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ body: { navn: 'Ærlig Øyvind', n: 1 } });
+    },
+  );
+
+  it.each(
+    formats.flatMap(([name, formatter]) =>
+      ['gzip', 'br', 'deflate', 'GZIP'].map((encoding) => [encoding, name, formatter] as const),
+    ),
+  )(
+    'when a body says Content-Encoding: %s but is not, then the %s answer is 400, not 500, and the route never runs',
+    async (encoding, _name, formatter) => {
+      const route = answeringRoute();
+      const { app, logs } = buildApp({
+        errorFormatter: formatter,
+        routes: (a) => a.post('/echo', route),
+      });
+      const res = await sendBytes(
+        request(app)
+          .post('/echo')
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          .set('X-Request-Id', 'enc-1'),
+        json,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+      expect(res.headers['x-request-id']).toBe('enc-1');
+      expect(route).not.toHaveBeenCalled();
+      await settle();
+      expect(logs.lines().find((l) => l['level'] === 50)).toBeUndefined();
+      expect(logs.lines().find((l) => l['msg'] === 'request completed')).toMatchObject({
+        level: 40,
+        errorCode: 'MALFORMED_CONTENT_ENCODING',
+      });
+    },
+  );
+
+  it('when a gzip body is cut short, then the answer is 400', async () => {
+    const { app } = echoApp();
+    const whole = gzipSync(json);
+    const res = await sendBytes(
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip'),
+      whole.subarray(0, whole.length - 6),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+  });
+
+  it('when a body without Content-Type claims gzip but is not, then the answer is 400, not 500', async () => {
+    const { app } = echoApp();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Encoding', 'gzip')
+      .set('Content-Length', '3')
+      .send(Buffer.from('abc'));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+  });
+
+  it.each(formats)(
+    'when the encoding is one the server does not decode (compress), then the %s answer is 415',
+    async (_name, formatter) => {
+      const { app } = echoApp(formatter);
+      for (const encoding of ['compress', 'gzip, br']) {
+        const res = await sendBytes(
+          request(app)
+            .post('/echo')
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', encoding),
+          json,
+        );
+        expect(res.status).toBe(415);
+        expect(res.body).toMatchObject({ code: 'UNSUPPORTED_CONTENT_ENCODING' });
+      }
+    },
+  );
+
+  it('when a compressed body inflates past the limit, then the answer is 413', async () => {
+    const { app } = echoApp();
+    const res = await sendBytes(
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip'),
+      gzipSync(Buffer.from(JSON.stringify({ text: 'x'.repeat(100_000) }))),
+    );
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 });
 
