@@ -313,7 +313,7 @@ const unsupportedBody = (req: { get(name: string): string | undefined }) =>
  * without Content-Type is read (within the size limit) and refused only if it is non-empty.
  */
 function requireJsonBody(limit: string | number): RequestHandler {
-  const readUntyped = readingBody(express.raw({ type: () => true, limit }));
+  const readUntyped = readingBody(express.raw({ type: () => true, limit }), false);
   return (req, res, next) => {
     // A body already read to its end was read by the JSON parser (nothing else runs before this):
     // no need to match its type again, which costs as much as the rest of this check.
@@ -360,14 +360,66 @@ function contentDecodingError(err: unknown, req: Request): AppError | undefined 
 /** The encodings body-parser decodes (zstd only where Node has it). */
 const DECODED_ENCODINGS = new Set(['gzip', 'br', 'deflate', 'zstd']);
 
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+function unpairedSurrogateIn(text: string): boolean {
+  return UNPAIRED_SURROGATE.test(text);
+}
+
+/**
+ * Whether a parsed JSON value holds a string (a value or a key) with an unpaired UTF-16 surrogate,
+ * which only the escape `\uD800`-`\uDFFF` without its partner produces. Such a string is not
+ * Unicode text (I-JSON, RFC 7493 §2.1, forbids it): `encodeURIComponent` throws on it, and UTF-8
+ * (MongoDB, NATS, hashes) silently turns it into U+FFFD. Walked with an explicit stack, since a body
+ * within the limit can nest deeper than the call stack goes.
+ */
+function holdsUnpairedSurrogate(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (unpairedSurrogateIn(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (const element of item) pending.push(element);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, member] of Object.entries(item)) {
+        if (unpairedSurrogateIn(key)) return true;
+        pending.push(member);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The refusal of a parsed JSON body that holds an unpaired surrogate (see holdsUnpairedSurrogate),
+ * or undefined when it holds none: what createHttpApp answers, for code that reads bodies before
+ * Express (privacy-api's status fast path) to answer alike.
+ */
+export function jsonBodyRefusal(body: unknown): AppError | undefined {
+  if (!holdsUnpairedSurrogate(body)) return undefined;
+  return badRequest(
+    'MALFORMED_JSON',
+    'Request body holds a string with an unpaired surrogate escape (\\uD800-\\uDFFF), which is not text',
+  );
+}
+
 /**
  * A body reader (body-parser) whose refusals all reach the error handler as client errors: a body
- * the decompressor refuses is a 400, not an unknown error.
+ * the decompressor refuses is a 400, not an unknown error. With `json`, a parsed body that is not
+ * text (jsonBodyRefusal) is refused before any route reads it.
  */
-function readingBody(reader: RequestHandler): RequestHandler {
+function readingBody(reader: RequestHandler, json: boolean): RequestHandler {
   return (req, res, next) => {
+    const before = req.body as unknown;
     reader(req, res, (err?: unknown) => {
-      next(err !== undefined && err !== null ? (contentDecodingError(err, req) ?? err) : undefined);
+      if (err !== undefined && err !== null) {
+        next(contentDecodingError(err, req) ?? err);
+        return;
+      }
+      // Only a body this reader parsed: one handed over already parsed was checked where it was.
+      const body = req.body as unknown;
+      next(json && body !== before ? jsonBodyRefusal(body) : undefined);
     });
   };
 }
@@ -527,7 +579,8 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   app.use(requestId);
   app.use(requestLogger(app, options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
   const bodyLimit = options.bodyLimit ?? '100kb';
-  const json = (limit: BodyLimit) => readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }));
+  const json = (limit: BodyLimit) =>
+    readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }), true);
   if (typeof bodyLimit === 'function') {
     app.use(perLimit(bodyLimit, json));
     app.use(perLimit(bodyLimit, requireJsonBody));

@@ -7,6 +7,7 @@ export {
 export {
   createHttpApp,
   JSON_MEDIA_TYPES,
+  jsonBodyRefusal,
   LOGGED_REQUEST_HEADERS,
   MAX_LOGGED_VALUE_LENGTH,
   REQUEST_ID_HEADER,

@@ -297,6 +297,52 @@ describe('content encoding', () => {
   });
 });
 
+describe('unpaired surrogates in JSON bodies', () => {
+  it.each([
+    ['a value', '{"text":"a\\ud800b"}'],
+    ['a low surrogate alone', '{"text":"\\udc00"}'],
+    ['a key', '{"\\ud800":1}'],
+    ['a nested array', '{"a":[{"b":["ok","\\uDBFF"]}]}'],
+    ['a top-level string', '"\\ud800"'],
+  ])('when %s holds one, then the answer is 400 and the route never runs', async (_what, body) => {
+    const route = answeringRoute();
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      routes: (a) => a.post('/echo', route),
+    });
+    const res = await request(app).post('/echo').set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_JSON', category: 'validation' });
+    expect(route).not.toHaveBeenCalled();
+  });
+
+  it('when a string holds a surrogate pair (an emoji) or an escaped backslash before u, then it is accepted as sent', async () => {
+    const { app } = echoApp();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .send('{"text":"\\ud83d\\ude00","path":"C:\\\\ud800"}');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ body: { text: '\u{1F600}', path: 'C:\\ud800' } });
+  });
+
+  it('when the body nests deeper than a recursive walk could go, then it is still checked (400, not 500)', async () => {
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      bodyLimit: '1mb',
+      routes: (a) => a.post('/echo', (_req, res) => res.json({ ok: true })),
+    });
+    const depth = 200_000;
+    const send = (inner: string) =>
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .send(`${'['.repeat(depth)}${inner}${']'.repeat(depth)}`);
+    expect((await send('"\\ud800"')).status).toBe(400);
+    expect((await send('"ok"')).status).toBe(200);
+  });
+});
+
 describe('404 and 405', () => {
   function routedApp(errorFormatter: ErrorFormatter) {
     const parts = express.Router();
