@@ -22,7 +22,7 @@ import {
   unsupportedMediaType,
 } from '@nhp/shared-errors';
 import type { ErrorFormatter, FormattedError } from './error-formatters';
-import { registerParserErrorResponder } from './parser-errors';
+import { registerParserErrorResponder, takeRefusal } from './parser-errors';
 
 /** Media types parsed as JSON (privacy-service.md lists exactly these). */
 export const JSON_MEDIA_TYPES = [
@@ -578,6 +578,9 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
 
   app.use(requestId);
   app.use(requestLogger(app, options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
+  // A request the server refused before routing (no Host, an unmet Expect): answered here, before
+  // anything reads its body.
+  app.use((req, _res, next) => next(takeRefusal(req)));
   const bodyLimit = options.bodyLimit ?? '100kb';
   const json = (limit: BodyLimit) =>
     readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }), true);
@@ -597,6 +600,7 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
     logger: options.logger,
     newRequestId: () => requestIdFrom(undefined),
     noteErrorCode: (res, code) => responseErrorCodes.set(res, code),
+    app,
   });
   return app;
 }
