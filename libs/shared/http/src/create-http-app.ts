@@ -536,6 +536,9 @@ function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
       next(err);
       return;
     }
+    // A programmer error inside a request is answered (500) and logged with its stack, and the
+    // process goes on: Express caught it, so it unwound only this request's handlers (see
+    // @nhp/shared-shutdown's README for the errors that escape every handler).
     let appError = toClientError(err);
     if (!appError) {
       req.log.error({ err }, 'unexpected error');
@@ -545,8 +548,9 @@ function errorHandler(formatter: ErrorFormatter): ErrorRequestHandler {
         message: 'Unexpected error',
         cause: err,
       });
-    } else if (appError.status >= 500) {
-      req.log.error({ err: appError }, 'request failed');
+    } else if (appError.status >= 500 || !appError.operational) {
+      // A non-operational AppError is a bug its thrower named, whatever status it asks for.
+      req.log.error({ err: appError, operational: appError.operational }, 'request failed');
     }
     responseErrorCodes.set(res, appError.code);
     sendError(res, formatter(appError, req), appError.headers);

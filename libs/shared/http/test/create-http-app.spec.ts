@@ -472,6 +472,32 @@ describe('errors', () => {
     expect(res.headers['x-request-id']).toBe('req-42');
   });
 
+  it('when a handler throws an AppError its thrower marks non-operational, then it is logged at error with its stack whatever its status', async () => {
+    const { app, logs } = buildApp({
+      errorFormatter: plainFormatter,
+      routes: (a) => {
+        a.get('/bug', () => {
+          throw new AppError({
+            code: 'STATE_BROKEN',
+            status: 409,
+            message: 'm',
+            operational: false,
+          });
+        });
+        a.get('/rule', () => {
+          throw new AppError({ code: 'PART_EXISTS', status: 409, message: 'm' });
+        });
+      },
+    });
+    expect((await request(app).get('/bug').set('X-Request-Id', 'bug-1')).status).toBe(409);
+    expect((await request(app).get('/rule')).status).toBe(409);
+    await settle();
+    const failed = logs.lines().filter((l) => l['msg'] === 'request failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 50, operational: false, req: { id: 'bug-1' } });
+    expect(at(failed[0], 'err.stack')).toContain('create-http-app.spec.ts');
+  });
+
   it('when an AppError is a 5xx, then the client gets its code but not its message', async () => {
     const { app } = failingApp(plainFormatter);
     const res = await request(app).get('/down');
