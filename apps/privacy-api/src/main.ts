@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(mongo) },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main().catch((err: unknown) => {

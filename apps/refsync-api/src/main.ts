@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(connection) },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main().catch((err: unknown) => {

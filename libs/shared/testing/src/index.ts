@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 export { startTestInfra, useTestInfra, withDatabase, type TestInfra } from './infra';
 export {
   NatsServerNotFoundError,
@@ -7,3 +9,10 @@ export {
 } from './nats-server';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
+export { FAULT_SECRETS } from './process-fault-secrets';
+
+/**
+ * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:
+ * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
+ */
+export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');
