@@ -9,6 +9,7 @@ import {
   drainNats,
   natsIsConnected,
   provisionStreams,
+  withReplicas,
   type NatsConnection,
 } from '@nhp/shared-messaging';
 import {
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   // NATS in the background: privacy-api serves without it (events wait in the journal), but it
   // waits a moment at start so that, NATS being up, the PRIVACY_EVENTS stream exists before the
   // first /health 200 and a downstream service can add its durable consumer at once.
+  const eventStream = withReplicas(privacyEventsStreamSpec, config.NATS_STREAM_REPLICAS);
   let nats: NatsConnection | undefined;
   let streamsReady = false;
   const stopNats = new AbortController();
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     async (nc) => {
       if (stopNats.signal.aborted) return void (await drainNats(nc));
       nats = nc;
-      await provisionStreams(nc, [privacyEventsStreamSpec], { logger, signal: stopNats.signal });
+      await provisionStreams(nc, [eventStream], { logger, signal: stopNats.signal });
       streamsReady = true;
     },
   );
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     logger,
     connection: mongo,
     nats: () => nats,
+    eventStream,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),

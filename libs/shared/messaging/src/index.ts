@@ -2,6 +2,7 @@ export { connectNats, drainNats, natsIsConnected, type ConnectNatsOptions } from
 export {
   ensureStream,
   provisionStreams,
+  withReplicas,
   type ProvisionStreamsOptions,
   type StreamSpec,
 } from './stream';
