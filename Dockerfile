@@ -22,6 +22,9 @@ ARG APP
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=prod-deps /repo/node_modules ./node_modules
+# The production install runs no scripts, so it lacks the patches in patches/ (README there): take
+# each patched package from the build stage, whose `npm ci` applied them.
+COPY --from=build /repo/node_modules/mongodb ./node_modules/mongodb
 COPY --from=build /repo/dist/apps/${APP}/ ./
 # Sample upstream data for trying the importer: docker compose points REFSYNC_SOURCE_* here. The
 # importer has no default source; a deployment must set both variables (it refuses to start).

@@ -16,7 +16,7 @@ import {
   type SettingRepository,
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
-import type { NatsConnection } from '@nhp/shared-messaging';
+import type { NatsConnection, StreamSpec } from '@nhp/shared-messaging';
 import type { Connection } from 'mongoose';
 
 /** Behaviour the configuration decides (resolved from PRIVACY_* in main.ts; tests set them). */
@@ -40,8 +40,8 @@ export interface PrivacyOptions {
 export interface PrivacyContext {
   logger: Logger;
   connection: Connection;
-  /** Absent in tests that need no events. */
-  nats: NatsConnection | undefined;
+  /** The NATS connection once there is one (start-up does not wait for it); none in some tests. */
+  nats: () => NatsConnection | undefined;
   /** The clock of every business time (audit, tidspunkt defaults); tests inject one. */
   clock: () => Date;
   options: PrivacyOptions;
@@ -69,31 +69,36 @@ export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
 export interface CreatePrivacyContextInput {
   logger: Logger;
   connection: Connection;
-  nats?: NatsConnection;
+  /** A connection, or how to get it once it exists (main connects in the background). */
+  nats?: NatsConnection | (() => NatsConnection | undefined);
   clock?: () => Date;
   options?: Partial<PrivacyOptions>;
   /** How long definitions and grants are trusted from memory (default 5 s; 0: always read). */
   cacheTtlMs?: number;
   /** Journal sweep period (default 5 s). */
   journalSweepIntervalMs?: number;
+  /** PRIVACY_EVENTS as configured (NATS_STREAM_REPLICAS); default privacyEventsStreamSpec. */
+  eventStream?: StreamSpec;
 }
 
 export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyContext {
   const { logger, connection } = input;
   const clock = input.clock ?? (() => new Date());
+  const given = input.nats;
+  const nats = typeof given === 'function' ? given : () => given;
   const journal = createJournal({
     connection,
     logger,
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
     // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
-    publish: createSettingEventPublisher({ nats: () => input.nats, logger }),
+    publish: createSettingEventPublisher({ nats, logger, stream: input.eventStream }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
     logger,
     connection,
-    nats: input.nats,
+    nats,
     clock,
     options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
     journal,

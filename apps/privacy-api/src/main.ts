@@ -1,16 +1,33 @@
 import { createPrivacyAuth, privacyAuthOptionsFromConfig } from '@nhp/privacy-auth';
-import { ensureJournalIndexes } from '@nhp/privacy-data-access';
-import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
+import { privacyEventsStreamSpec, registerPrivacyModels } from '@nhp/privacy-data-access';
+import { loadConfigOrExit } from '@nhp/shared-config';
 import { listen, closeServer } from '@nhp/shared-http';
 import { createHealth } from '@nhp/shared-health';
 import { createLogger } from '@nhp/shared-logger';
-import { connectNats, drainNats, natsIsConnected } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo, mongoPing, syncIndexes } from '@nhp/shared-persistence';
+import {
+  connectNats,
+  drainNats,
+  natsIsConnected,
+  provisionStreams,
+  withReplicas,
+  type NatsConnection,
+} from '@nhp/shared-messaging';
+import {
+  closeMongo,
+  connectMongo,
+  mongoOptionsFromConfig,
+  mongoPing,
+  prepareIndexes,
+} from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createPrivacyApp } from './app';
 import { ensureBuiltIns } from './bootstrap';
 import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
 import { createPrivacyContext } from './context';
+
+/** How long start-up waits for NATS (and the stream) before it serves without them. */
+const NATS_START_WAIT_MS = 5000;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(privacyApiConfigSchema);
@@ -23,17 +40,39 @@ async function main(): Promise<void> {
   const auth = createPrivacyAuth(await privacyAuthOptionsFromConfig(config, { logger }));
 
   const mongo = await connectMongo({
-    uri: config.MONGO_URL,
+    ...mongoOptionsFromConfig(config),
     logger,
-    autoIndex: resolveMongoAutoIndex(config),
     appName: 'privacy-api',
   });
-  const nats = await connectNats({ servers: config.NATS_URL, name: 'privacy-api', logger });
+  // No request is served from a database that lacks a declared index (the unique citizen +
+  // definition index above all): built here, or checked when an operator builds them.
+  registerPrivacyModels(mongo);
+  await prepareIndexes(mongo, { ensure: config.MONGO_ENSURE_INDEXES, logger });
+  // NATS in the background: privacy-api serves without it (events wait in the journal), but it
+  // waits a moment at start so that, NATS being up, the PRIVACY_EVENTS stream exists before the
+  // first /health 200 and a downstream service can add its durable consumer at once.
+  const eventStream = withReplicas(privacyEventsStreamSpec, config.NATS_STREAM_REPLICAS);
+  let nats: NatsConnection | undefined;
+  let streamsReady = false;
+  const stopNats = new AbortController();
+  const natsReady = connectNats({ servers: config.NATS_URL, name: 'privacy-api', logger }).then(
+    async (nc) => {
+      if (stopNats.signal.aborted) return void (await drainNats(nc));
+      nats = nc;
+      await provisionStreams(nc, [eventStream], { logger, signal: stopNats.signal });
+      streamsReady = true;
+    },
+  );
+  natsReady.catch((err: unknown) => {
+    if (!stopNats.signal.aborted) logger.error({ err }, 'nats set-up failed');
+  });
+  await Promise.race([natsReady.catch(() => undefined), delay(NATS_START_WAIT_MS)]);
 
   const context = createPrivacyContext({
     logger,
     connection: mongo,
-    nats,
+    nats: () => nats,
+    eventStream,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),
@@ -42,18 +81,17 @@ async function main(): Promise<void> {
       trustProxy: config.HTTP_TRUST_PROXY,
     },
   });
-  // The models exist once the context is built, so index sync sees every declared index.
-  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(mongo, logger);
-  // The journal's collections have no mongoose model: their indexes are built here, on the same
-  // occasions as the models' (automatic outside production, or the deliberate sync at start).
-  if (resolveMongoAutoIndex(config) || config.MONGO_SYNC_INDEXES_ON_START) {
-    await ensureJournalIndexes(mongo);
-  }
   await ensureBuiltIns(context);
   context.journal.start();
 
+  // Ready while MongoDB answers: during a NATS outage writes go on (their events wait in the
+  // journal), so a replica must stay in the load balancer; the outage shows in the log.
   const health = createHealth({
-    checks: { mongo: () => mongoPing(mongo), nats: () => natsIsConnected(nats) },
+    logger,
+    checks: {
+      mongo: () => mongoPing(mongo),
+      nats: { check: () => streamsReady && natsIsConnected(nats), critical: false },
+    },
   });
   // The status check's fast path in front of the Express app (src/http/status-fast-path.ts).
   const app = createPrivacyApp({ context, health, auth });
@@ -81,7 +119,13 @@ async function main(): Promise<void> {
       // Relays already started finish before their connections close; the rest wait in the
       // documents for the next start's sweep.
       { name: 'journal', run: () => context.journal.stop() },
-      { name: 'nats', run: () => drainNats(nats) },
+      {
+        name: 'nats',
+        run: async () => {
+          stopNats.abort();
+          await drainNats(nats);
+        },
+      },
       { name: 'mongo', run: () => closeMongo(mongo) },
     ],
   }).install({ processErrors: true });

@@ -32,7 +32,8 @@ export const refsyncApiEnvSchema = z
      * How long a MongoDB operation waits for a reachable server before it fails (503). Short, so a
      * miss during an outage the driver has not noticed yet still answers within a second.
      */
-    REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS: envDurationMs(1000).pipe(z.number().min(100)),
+    /** Deprecated alias of MONGO_SERVER_SELECTION_TIMEOUT_MS (wins when set). */
+    REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS: envDurationMs().pipe(z.number().min(100)).optional(),
   })
   .check((ctx) => {
     if (ctx.value.NODE_ENV === 'production' && ctx.value.REFSYNC_API_KEYS.length === 0) {

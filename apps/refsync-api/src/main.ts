@@ -1,10 +1,15 @@
-import { createRefsyncReadRepository, ensureRefsyncIndexes } from '@nhp/refsync-data-access';
-import { loadConfigOrExit, resolveMongoAutoIndex } from '@nhp/shared-config';
+import { createRefsyncReadRepository, registerRefsyncModels } from '@nhp/refsync-data-access';
+import { loadConfigOrExit } from '@nhp/shared-config';
 import { healthRouter } from '@nhp/shared-health';
 import { closeServer, listen } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo, syncIndexes } from '@nhp/shared-persistence';
+import {
+  closeMongo,
+  connectMongo,
+  mongoOptionsFromConfig,
+  prepareIndexes,
+} from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
 import { createApp } from './app';
 import { LOCAL_DEV_KEY } from './auth/api-keys';
@@ -21,18 +26,16 @@ async function main(): Promise<void> {
   const { keys, usingLocalDevKey } = resolveApiKeys(config);
 
   const connection = await connectMongo({
-    uri: config.MONGO_URL,
+    ...mongoOptionsFromConfig(config),
     logger,
-    autoIndex: resolveMongoAutoIndex(config),
     appName: 'refsync-api',
     // A miss while MongoDB is away answers 503 after at most this long; once the driver knows
     // the connection is down, at once (see README, "When MongoDB is down").
-    serverSelectionTimeoutMS: config.REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    serverSelectionTimeoutMS:
+      config.REFSYNC_MONGO_SERVER_SELECTION_TIMEOUT_MS ?? config.MONGO_SERVER_SELECTION_TIMEOUT_MS,
   });
-  if (config.MONGO_SYNC_INDEXES_ON_START) {
-    await ensureRefsyncIndexes(connection);
-    await syncIndexes(connection, logger);
-  }
+  registerRefsyncModels(connection);
+  await prepareIndexes(connection, { ensure: config.MONGO_ENSURE_INDEXES, logger });
   // NATS is not waited for: data is served without it (the sync-completed event only makes a new
   // version visible sooner than the periodic check), so the service also starts, and is ready,
   // during a NATS outage, and subscribes once connectNats gets through.

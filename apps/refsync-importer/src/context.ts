@@ -4,7 +4,7 @@ import {
   createLeaseRepository,
   createRefsyncWriteRepository,
   createRunRepository,
-  ensureRefsyncIndexes,
+  registerRefsyncModels,
 } from '@nhp/refsync-data-access';
 import {
   createImporter,
@@ -16,10 +16,17 @@ import {
 } from '@nhp/refsync-import';
 import { createUpstreamSource } from '@nhp/refsync-sources';
 import type { UpstreamSource } from '@nhp/refsync-sync';
-import { resolveMongoAutoIndex } from '@nhp/shared-config';
 import type { Logger } from '@nhp/shared-logger';
-import { connectNats, drainNats, ensureStream, type NatsConnection } from '@nhp/shared-messaging';
-import { connectMongo, syncIndexes } from '@nhp/shared-persistence';
+import {
+  connectNats,
+  drainNats,
+  ensureStream,
+  natsIsConnected,
+  provisionStreams,
+  withReplicas,
+  type NatsConnection,
+} from '@nhp/shared-messaging';
+import { connectMongo, mongoOptionsFromConfig, prepareIndexes } from '@nhp/shared-persistence';
 import type { ImporterConfig } from './config';
 
 export function createSources(
@@ -59,19 +66,23 @@ export interface ImporterContextOptions {
 export async function createImporterContext(options: ImporterContextOptions) {
   const { config, logger } = options;
   const conn: Connection = await connectMongo({
-    uri: config.MONGO_URL,
+    ...mongoOptionsFromConfig(config),
     logger,
-    autoIndex: resolveMongoAutoIndex(config),
     appName: 'refsync-importer',
   });
+  registerRefsyncModels(conn);
+  await prepareIndexes(conn, { ensure: config.MONGO_ENSURE_INDEXES, logger });
   const writeRepo = createRefsyncWriteRepository(conn);
   const runs = createRunRepository(conn);
   const leases = createLeaseRepository(conn);
-  if (config.MONGO_SYNC_INDEXES_ON_START) await syncIndexes(conn, logger);
-  else if (resolveMongoAutoIndex(config)) await ensureRefsyncIndexes(conn);
 
   let nc: NatsConnection | undefined;
   let natsClosed = false;
+  const stopProvisioning = new AbortController();
+  // REFSYNC_EVENTS with the configured replicas, provisioned as soon as NATS is there (so that a
+  // downstream consumer can be added before the first sync), and again before a publish after a
+  // failure (the stream may have been lost with a NATS server).
+  const stream = withReplicas(refsyncStreamSpec, config.NATS_STREAM_REPLICAS);
   const natsReady = (
     options.connectToNats === false
       ? Promise.resolve(undefined)
@@ -84,6 +95,16 @@ export async function createImporterContext(options: ImporterContextOptions) {
         return undefined;
       }
       nc = connection;
+      void provisionStreams(connection, [stream], {
+        logger,
+        signal: stopProvisioning.signal,
+      }).then(
+        () => {
+          streamReady = true;
+          publisher.kick();
+        },
+        () => undefined,
+      );
       publisher.kick();
       return connection;
     })
@@ -100,12 +121,9 @@ export async function createImporterContext(options: ImporterContextOptions) {
     ...options.publishBackoff,
     prepare: async (connection) => {
       if (streamReady) return;
-      await ensureStream(connection, refsyncStreamSpec);
+      await ensureStream(connection, stream);
       streamReady = true;
-      logger.info(
-        { stream: refsyncStreamSpec.name, subjects: refsyncStreamSpec.subjects },
-        'JetStream stream ready',
-      );
+      logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
     },
     onError: () => {
       // The stream may have been lost with a NATS server; provision it again before the next try.
@@ -116,6 +134,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
   const metrics = createImporterMetrics({
     lastCommittedVersion: async () => (await writeRepo.readState()).version,
     pendingEvents: async () => (await writeRepo.pendingEvents()).length,
+    natsConnected: () => natsIsConnected(nc),
   });
   const instance = instanceId();
   const sources = createSources(config, logger);
@@ -149,6 +168,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
     natsReady,
     async close(): Promise<void> {
       natsClosed = true;
+      stopProvisioning.abort();
       await publisher.stop();
       await drainNats(nc);
       await conn.close();

@@ -1,7 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request } from 'express';
 import type { LeaseRepository, RunRepository } from '@nhp/refsync-data-access';
-import { createHealth, healthRouter, type HealthCheck } from '@nhp/shared-health';
+import {
+  createHealth,
+  healthRouter,
+  type HealthCheck,
+  type HealthCheckSpec,
+} from '@nhp/shared-health';
 import { problemDetailsFormatter } from '@nhp/refsync-http';
 import { createHttpApp } from '@nhp/shared-http';
 import { conflict, notFound, unauthorized } from '@nhp/shared-errors';
@@ -17,7 +22,7 @@ export interface ProbeAppOptions {
   instance: string;
   metrics: ImporterMetrics;
   adminToken: string;
-  checks: Record<string, HealthCheck>;
+  checks: Record<string, HealthCheck | HealthCheckSpec>;
 }
 
 /** SHA-256 first, so the constant-time comparison always sees equal lengths. */

@@ -199,6 +199,43 @@ describe('refsync-importer command line (child processes)', () => {
     expect((await worker.finished).code).toBe(0);
   }, 60_000);
 
+  it('when NATS is unreachable, then the worker is still ready (MongoDB only) and /metrics shows NATS down', async () => {
+    const port = await freePort();
+    const natsPort = await freePort();
+    const worker = importer([], {
+      ...env,
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_nonats`),
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      REFSYNC_IMPORTER_PORT: String(port),
+      REFSYNC_IMPORTER_HOST: '127.0.0.1',
+    });
+    try {
+      await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      }, 'the worker to be ready without NATS');
+      const readyz = await (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
+      expect(readyz).toMatchObject({ status: 'degraded', degraded: ['nats'] });
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/^refsync_importer_nats_connected 0$/m);
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+    await worker.finished;
+  }, 60_000);
+
+  it('when MONGO_ENSURE_INDEXES is false and the database lacks an index, then the importer refuses to start, naming it', async () => {
+    const refused = await importer(['--once'], {
+      ...env,
+      MONGO_URL: withDatabase(infra.get().mongoUri, `${infra.get().dbName}_noindex`),
+      MONGO_ENSURE_INDEXES: 'false',
+    }).finished;
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr + refused.stdout).toContain('refsync_items.dataset_version_item');
+    expect(refused.stderr + refused.stdout).toContain('npm run db-indexes');
+  }, 60_000);
+
   it('when NODE_ENV is production and no admin token is set, then the importer refuses to start', async () => {
     const refused = await importer(['--once'], { ...env, NODE_ENV: 'production' }).finished;
     expect(refused.code).toBe(1);

@@ -1,11 +1,18 @@
 // `npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]`
-// Runs the server until SIGINT/SIGTERM, then stops it cleanly (data file flushed).
+// Runs the server until SIGINT/SIGTERM, then stops it cleanly (journal written and fsynced); a
+// second signal exits at once.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { start } from './index';
+import { start, type CompactionPoint, type JournalOptions } from './index';
 
 const USAGE =
-  'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>]';
+  'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>] [--compact-min-bytes <n>]';
+
+/**
+ * MONGO_SERVER_TEST_PAUSE_COMPACTION=<writing|written|renamed>: fault tests stop a server in the
+ * middle of compaction. It logs "compaction paused (test hook)" there and never goes on.
+ */
+const PAUSE_POINTS: readonly CompactionPoint[] = ['writing', 'written', 'renamed'];
 
 async function main(): Promise<void> {
   let values;
@@ -16,6 +23,7 @@ async function main(): Promise<void> {
         host: { type: 'string', default: '127.0.0.1' },
         'data-file': { type: 'string' },
         'log-level': { type: 'string', default: process.env['LOG_LEVEL'] ?? 'info' },
+        'compact-min-bytes': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -35,11 +43,37 @@ async function main(): Promise<void> {
     logger.fatal({ port: values.port }, 'invalid --port');
     process.exit(2);
   }
-  const server = await start({ port, host: values.host, dataFile: values['data-file'], logger });
+  const journal: JournalOptions = {};
+  if (values['compact-min-bytes'] !== undefined) {
+    const n = Number(values['compact-min-bytes']);
+    if (!Number.isInteger(n) || n < 0) {
+      logger.fatal({ compactMinBytes: values['compact-min-bytes'] }, 'invalid --compact-min-bytes');
+      process.exit(2);
+    }
+    journal.compactMinBytes = n;
+  }
+  const pauseAt = process.env['MONGO_SERVER_TEST_PAUSE_COMPACTION'] as CompactionPoint | undefined;
+  if (pauseAt && PAUSE_POINTS.includes(pauseAt)) {
+    journal.pauseCompaction = (point) => {
+      if (point !== pauseAt) return Promise.resolve();
+      logger.warn({ point }, 'compaction paused (test hook)');
+      return new Promise<void>(() => undefined);
+    };
+  }
+  const server = await start({
+    port,
+    host: values.host,
+    dataFile: values['data-file'],
+    logger,
+    journal,
+  });
   logger.info({ uri: server.uri, port: server.port, host: server.host }, 'ready');
   let stopping = false;
   const shutdown = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping; exiting now');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'stopping');
     server.stop().then(

@@ -3,16 +3,33 @@
 import { serialize, UUID } from 'bson';
 import { MongoServerError } from './errors';
 import { Index, type IndexSpec, type NumericRange, type StoredRecord } from './indexes';
-import { isPlainObject, newObjectId, toViewDoc, type Doc } from './values';
+import { isPlainObject, newObjectId, toView, toViewDoc, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 
 export type { StoredRecord };
 
+/**
+ * Where every change to the store is recorded once it is made (the journal, persistence.ts); a
+ * server purely in memory has none, and none is attached while the files are being replayed.
+ */
+export interface ChangeLog {
+  created(coll: Collection): void;
+  dropped(db: string, name: string): void;
+  droppedDatabase(db: string): void;
+  indexCreated(coll: Collection, spec: IndexSpec): void;
+  indexDropped(coll: Collection, name: string): void;
+  inserted(coll: Collection, record: StoredRecord): void;
+  replaced(coll: Collection, record: StoredRecord): void;
+  removed(coll: Collection, record: StoredRecord): void;
+}
+
 export class Collection {
   readonly records = new Set<StoredRecord>();
   readonly indexes = new Map<string, Index>();
   readonly uuid = new UUID();
+  /** Set by the store (Store.attachLog); the write primitives below report to it. */
+  log: ChangeLog | undefined;
   private seq = 0;
 
   constructor(
@@ -80,6 +97,7 @@ export class Collection {
     const keys = indexes.map((index) => index.checkUnique(record.view));
     indexes.forEach((index, i) => index.add(record, keys[i]));
     this.records.add(record);
+    this.log?.inserted(this, record);
     return record;
   }
 
@@ -87,10 +105,16 @@ export class Collection {
    * Replaces a record's document after an update; the unique check happens before anything changes.
    * `touched` (the top-level fields a `$set`/`$unset` named) lets indexes on other fields be left
    * alone: their keys cannot have changed. Partial indexes are always re-keyed (their filter may
-   * read any field).
+   * read any field). `knownRaw`: the document's BSON bytes when they are at hand (journal replay).
    */
-  replace(record: StoredRecord, doc: Doc, knownView?: Doc, touched?: ReadonlySet<string>): void {
-    const raw = serialize(doc);
+  replace(
+    record: StoredRecord,
+    doc: Doc,
+    knownView?: Doc,
+    touched?: ReadonlySet<string>,
+    knownRaw?: Uint8Array,
+  ): void {
+    const raw = knownRaw ?? serialize(doc);
     const size = raw.length;
     if (size > MAX_BSON_OBJECT_SIZE) {
       throw new MongoServerError(
@@ -111,11 +135,19 @@ export class Collection {
     record.size = size;
     record.raw = raw;
     affected.forEach((index, i) => index.add(record, keys[i]));
+    this.log?.replaced(this, record);
   }
 
   remove(record: StoredRecord): void {
     if (!this.records.delete(record)) return;
     for (const index of this.indexes.values()) index.remove(record);
+    this.log?.removed(this, record);
+  }
+
+  /** The record whose `_id` equals `id` (a stored value), if any. */
+  byId(id: unknown): StoredRecord | undefined {
+    for (const r of this.idIndex.lookup([toView(id)])) return r;
+    return undefined;
   }
 
   /**
@@ -221,6 +253,14 @@ export class Collection {
       index.add(record);
     }
     this.indexes.set(spec.name, index);
+    this.log?.indexCreated(this, spec);
+    return true;
+  }
+
+  /** Drops an index by name; false when there is none. The `_id_` index is the caller's to refuse. */
+  dropIndex(name: string): boolean {
+    if (!this.indexes.delete(name)) return false;
+    this.log?.indexDropped(this, name);
     return true;
   }
 }

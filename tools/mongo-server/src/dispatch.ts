@@ -47,10 +47,11 @@ export interface DispatchDeps {
   cursors: CursorRegistry;
   logger: Logger;
   /**
-   * Makes acknowledged writes durable now (the data file's snapshot); absent for a server purely in
-   * memory. Writes with writeConcern `j: true` or `fsync: true` are acknowledged after it.
+   * Resolves once every change made so far is in the journal and fsynced; absent for a server
+   * purely in memory. Writes with writeConcern `j: true` or `fsync: true` are acknowledged after it
+   * (group commit: concurrent ones share one fsync).
    */
-  durability?: { flush(): Promise<void> };
+  durability?: { sync(): Promise<void> };
 }
 
 export function commandName(cmd: Doc): string | undefined {
@@ -174,10 +175,10 @@ function wantsDurable(handler: CommandHandler, cmd: Doc): boolean {
   return on(wc['j']) || on(wc['fsync']);
 }
 
-/** Waits for the data file before acknowledging; a failure there is a writeConcernError. */
+/** Waits for the journal before acknowledging; a failure there is a writeConcernError. */
 async function afterDurable(deps: DispatchDeps, reply: Doc): Promise<Doc> {
   try {
-    await deps.durability?.flush();
+    await deps.durability?.sync();
     return reply;
   } catch (err) {
     return {
@@ -185,7 +186,7 @@ async function afterDurable(deps: DispatchDeps, reply: Doc): Promise<Doc> {
       writeConcernError: {
         code: 64,
         codeName: 'WriteConcernFailed',
-        errmsg: `could not write the data file: ${err instanceof Error ? err.message : String(err)}`,
+        errmsg: `could not write the journal: ${err instanceof Error ? err.message : String(err)}`,
       },
     };
   }

@@ -1,167 +1,251 @@
-// The optional data file: a sequence of BSON documents (a header, then per collection a description
-// followed by its documents), so that every BSON type round-trips and no single BSON document has to
-// hold a whole database. Snapshots are written atomically: temp file in the same directory, fsync,
-// rename over the old file.
-import { deserialize, serialize } from 'bson';
+// Persistence with a data file: at start the snapshot (snapshot.ts) is loaded and the journal
+// (journal.ts) replayed; from then on every change is journaled, and when the journal has grown
+// past the snapshot's size (and at least `compactMinBytes`), compaction writes a new snapshot in
+// the background and deletes the journal segments it covers. README.md ("Persistence") describes
+// the files and what a crash can lose.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { IndexSpec } from './indexes';
+import { syncDir } from './framed-file';
+import {
+  JournalLog,
+  JournalWriter,
+  listSegments,
+  replaySegment,
+  segmentName,
+  type JournalStats,
+} from './journal';
+import {
+  captureStore,
+  CompactionCancelled,
+  loadSnapshot,
+  writeSnapshot,
+  type CompactionPoint,
+} from './snapshot';
 import type { Store } from './store';
-import type { Doc } from './values';
-import { DESERIALIZE } from './wire';
 
-const FORMAT = 'nhp-mongo-server-snapshot';
-const VERSION = 1;
+export type { CompactionPoint };
 
-export function encodeSnapshot(store: Store): Buffer {
-  const parts: Uint8Array[] = [
-    serialize({ format: FORMAT, version: VERSION, writtenAt: new Date() }),
-  ];
-  for (const [db, colls] of store.databases) {
-    for (const coll of colls.values()) {
-      const indexes = [...coll.indexes.values()]
-        .filter((i) => i.name !== '_id_')
-        .map((i) => i.spec);
-      parts.push(
-        serialize({
-          db,
-          collection: coll.name,
-          options: coll.options,
-          indexes,
-          count: coll.records.size,
-        }),
-      );
-      for (const r of coll.records) parts.push(r.raw ?? serialize(r.doc));
-    }
-  }
-  return Buffer.concat(parts);
+export interface JournalOptions {
+  /** How soon writes without `j: true` reach the disk; mongod's commitIntervalMs default is 100. */
+  commitIntervalMs?: number;
+  /** Compaction starts once the journal exceeds both this and the snapshot's size. */
+  compactMinBytes?: number;
+  /** Test hook: awaited at each point of compaction (a test stops the server there). */
+  pauseCompaction?(point: CompactionPoint): Promise<void>;
 }
 
-export function decodeSnapshot(buf: Buffer, store: Store): void {
-  let at = 0;
-  const next = (): Doc => {
-    if (at + 4 > buf.length) throw new Error('data file is truncated');
-    const size = buf.readInt32LE(at);
-    if (size < 5 || at + size > buf.length) throw new Error('data file is truncated');
-    const doc = deserialize(buf.subarray(at, at + size), DESERIALIZE) as Doc;
-    at += size;
-    return doc;
-  };
-  const header = next();
-  if (header['format'] !== FORMAT) throw new Error('not a mongo-server data file');
-  while (at < buf.length) {
-    const meta = next();
-    const coll = store.ensureCollection(
-      String(meta['db']),
-      String(meta['collection']),
-      (meta['options'] as Doc) ?? {},
-    );
-    for (const spec of (meta['indexes'] as IndexSpec[]) ?? []) coll.createIndex(spec);
-    const count = Number(meta['count']?.valueOf());
-    for (let i = 0; i < count; i++) coll.insert(next());
-  }
+export interface PersistenceStats extends JournalStats {
+  /** Compactions completed since start. */
+  compactions: number;
+  snapshotBytes: number;
+  /** Bytes of the journal segments the snapshot does not cover. */
+  journalBytes: number;
 }
 
-export async function loadDataFile(file: string, store: Store, logger: Logger): Promise<void> {
-  let buf: Buffer;
-  try {
-    buf = await fs.readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      logger.info({ dataFile: file }, 'data file does not exist yet; starting empty');
-      return;
-    }
-    throw err;
-  }
-  if (buf.length === 0) return;
-  decodeSnapshot(buf, store);
-  let docs = 0;
-  for (const colls of store.databases.values())
-    for (const c of colls.values()) docs += c.records.size;
-  logger.info(
-    { dataFile: file, databases: store.databases.size, documents: docs },
-    'data file loaded',
-  );
-}
+const COMMIT_INTERVAL_MS = 100;
+const COMPACT_MIN_BYTES = 64 * 1024 * 1024;
 
-/** Writes snapshots after changes, debounced, never two at once; `flush()` writes now if dirty. */
-export class Snapshotter {
-  private dirty = false;
-  private timer: NodeJS.Timeout | undefined;
-  private firstDirtyAt = 0;
-  private writing: Promise<void> = Promise.resolve();
-  private seq = 0;
+export class Persistence {
+  private compacting: Promise<void> | undefined;
+  private closing = false;
+  private compactions = 0;
+  /** After a failed compaction: the journal size to wait for before trying again. */
+  private retryAt = 0;
 
-  constructor(
-    private readonly file: string,
+  private readonly writer: JournalWriter;
+
+  private constructor(
     private readonly store: Store,
+    private readonly file: string,
     private readonly logger: Logger,
-    private readonly delayMs = 200,
-    private readonly maxDelayMs = 2000,
+    private readonly opts: JournalOptions,
+    private snapshotBytes: number,
+    /** The first journal segment the snapshot does not cover. */
+    private snapshotSegment: number,
+    writer: (onFlushed: () => void) => JournalWriter,
   ) {
-    store.onChange(() => this.markDirty());
+    this.writer = writer(() => this.maybeCompact());
   }
 
-  private markDirty(): void {
-    const now = Date.now();
-    if (!this.dirty) this.firstDirtyAt = now;
-    this.dirty = true;
-    if (this.timer) clearTimeout(this.timer);
-    // Keep postponing while writes keep coming, but never beyond maxDelayMs after the first change.
-    const wait = Math.max(0, Math.min(this.delayMs, this.firstDirtyAt + this.maxDelayMs - now));
-    this.timer = setTimeout(() => void this.flush().catch(() => undefined), wait);
-    this.timer.unref();
-  }
-
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const run = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      // Encoded synchronously, so the snapshot is a consistent state of the store.
-      const data = encodeSnapshot(this.store);
-      try {
-        await writeAtomically(this.file, data, ++this.seq);
-        this.logger.debug({ dataFile: this.file, bytes: data.length }, 'snapshot written');
-      } catch (err) {
-        this.dirty = true;
-        this.logger.error({ err, dataFile: this.file }, 'snapshot failed');
-        throw err;
+  /** Loads the data file and replays the journal into an empty store, then journals every change. */
+  static async open(
+    store: Store,
+    dataFile: string,
+    logger: Logger,
+    opts: JournalOptions = {},
+  ): Promise<Persistence> {
+    const started = process.hrtime.bigint();
+    const file = path.resolve(dataFile);
+    const dir = path.dirname(file);
+    const base = path.basename(file);
+    await fs.mkdir(dir, { recursive: true });
+    await removeTempFiles(dir, base);
+    const snapshot = await loadSnapshot(file, store);
+    const journalFrom = snapshot?.journalFrom ?? 1;
+    const segments = await listSegments(dir, base);
+    // Segments a snapshot covers are left behind by a crash between its rename and their removal.
+    for (const n of segments.filter((s) => s < journalFrom))
+      await fs.rm(path.join(dir, segmentName(base, n)), { force: true });
+    const live = segments.filter((s) => s >= journalFrom);
+    live.forEach((n, i) => {
+      if (n !== journalFrom + i) {
+        throw new Error(
+          `journal segment ${path.join(dir, segmentName(base, journalFrom + i))} is missing ` +
+            `(the data file covers the segments before ${journalFrom}; found ${live.join(', ')})`,
+        );
       }
     });
-    this.writing = run.catch(() => undefined);
-    return run;
+    const sizes = new Map<number, number>();
+    let records = 0;
+    for (const [i, n] of live.entries()) {
+      const segment = path.join(dir, segmentName(base, n));
+      const replayed = await replaySegment(segment, store, i === live.length - 1);
+      sizes.set(n, replayed.bytes);
+      records += replayed.records;
+      if (replayed.truncated > 0) {
+        logger.warn(
+          { journal: segment, offset: replayed.bytes, bytesCut: replayed.truncated },
+          'the journal ended in a torn record (a crash mid-append); cut off after the last good record',
+        );
+      }
+    }
+    let documents = 0;
+    for (const colls of store.databases.values())
+      for (const c of colls.values()) documents += c.records.size;
+    logger.info(
+      {
+        dataFile: file,
+        snapshotVersion: snapshot?.version ?? null,
+        journalSegments: live.length,
+        journalRecords: records,
+        databases: store.databases.size,
+        documents,
+        ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+      },
+      snapshot || live.length ? 'data file loaded' : 'data file does not exist yet; starting empty',
+    );
+    const persistence = new Persistence(
+      store,
+      file,
+      logger,
+      opts,
+      snapshot?.bytes ?? 0,
+      journalFrom,
+      (onFlushed) =>
+        new JournalWriter({
+          dir,
+          base,
+          segment: live[live.length - 1] ?? journalFrom,
+          sizes,
+          logger,
+          commitIntervalMs: opts.commitIntervalMs ?? COMMIT_INTERVAL_MS,
+          onFlushed,
+        }),
+    );
+    store.attachLog(new JournalLog(persistence.writer));
+    return persistence;
   }
 
-  stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+  /** Resolves once every change made so far is written and fsynced (writes with `j: true`). */
+  sync(): Promise<void> {
+    return this.writer.sync();
+  }
+
+  stats(): PersistenceStats {
+    return {
+      ...this.writer.stats,
+      compactions: this.compactions,
+      snapshotBytes: this.snapshotBytes,
+      journalBytes: this.journalBytes(),
+    };
+  }
+
+  private journalBytes(): number {
+    let bytes = 0;
+    for (const [n, size] of this.writer.sizes) if (n >= this.snapshotSegment) bytes += size;
+    return bytes;
+  }
+
+  private maybeCompact(): void {
+    if (this.compacting || this.closing) return;
+    const min = Math.max(this.opts.compactMinBytes ?? COMPACT_MIN_BYTES, this.snapshotBytes);
+    if (this.journalBytes() <= Math.max(min, this.retryAt)) return;
+    this.compact().catch(() => undefined); // logged where it failed
+  }
+
+  /** Writes a new snapshot now (unless one is being written: then waits for that one). */
+  compact(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.compacting ??= this.runCompaction().finally(() => (this.compacting = undefined));
+    return this.compacting;
+  }
+
+  private async runCompaction(): Promise<void> {
+    const started = process.hrtime.bigint();
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
+    // The rotation point: records from here on go to a new segment, and the snapshot holds the
+    // state after every record before it. Both happen in this one synchronous step.
+    const journalFrom = this.writer.rotate();
+    const capture = captureStore(this.store);
+    try {
+      const bytes = await writeSnapshot(this.file, capture, {
+        journalFrom,
+        cancelled: () => this.closing,
+        pause: this.opts.pauseCompaction,
+      });
+      this.snapshotBytes = bytes;
+      this.snapshotSegment = journalFrom;
+      await this.opts.pauseCompaction?.('renamed');
+      // The covered segments may still get their last records written (the writer finishes a
+      // segment before it starts the next); once that is done they can go.
+      await this.writer.sync();
+      const covered = [...this.writer.sizes.keys()]
+        .filter((n) => n < journalFrom)
+        .sort((a, b) => a - b);
+      for (const n of covered) {
+        await fs.rm(path.join(dir, segmentName(base, n)), { force: true });
+        this.writer.sizes.delete(n);
+      }
+      await syncDir(dir);
+      this.compactions++;
+      this.logger.info(
+        {
+          dataFile: this.file,
+          bytes,
+          documents: capture.documents,
+          journalFrom,
+          segmentsRemoved: covered.length,
+          ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+        },
+        'compaction wrote a new snapshot',
+      );
+    } catch (err) {
+      if (err instanceof CompactionCancelled) {
+        this.logger.info({ dataFile: this.file }, err.message);
+        return;
+      }
+      this.retryAt = this.journalBytes() + (this.opts.compactMinBytes ?? COMPACT_MIN_BYTES);
+      this.logger.error(
+        { err, dataFile: this.file },
+        'compaction failed; the journal keeps everything, and it is tried again later',
+      );
+      throw err;
+    }
+  }
+
+  /** Stops compaction (an unfinished one is abandoned), writes and fsyncs the journal. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.compacting?.catch(() => undefined);
+    await this.writer.close();
   }
 }
 
-async function writeAtomically(file: string, data: Buffer, seq: number): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${seq}.tmp`);
-  const handle = await fs.open(tmp, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.rename(tmp, file);
-  // Make the rename itself durable; not every platform lets a directory be opened, so best effort.
-  try {
-    const d = await fs.open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    /* directory fsync unsupported here */
+async function removeTempFiles(dir: string, base: string): Promise<void> {
+  for (const name of await fs.readdir(dir)) {
+    if (name.startsWith(`.${base}.`) && name.endsWith('.tmp'))
+      await fs.rm(path.join(dir, name), { force: true });
   }
 }

@@ -15,8 +15,8 @@ export interface WireServerOptions {
   store: Store;
   logger: Logger;
   host: string;
-  /** The data file's snapshots, when there is one (see DispatchDeps.durability). */
-  durability?: { flush(): Promise<void> };
+  /** The journal, when there is a data file (see DispatchDeps.durability). */
+  durability?: { sync(): Promise<void> };
 }
 
 export class WireServer {

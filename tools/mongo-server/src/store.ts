@@ -1,19 +1,17 @@
-// All databases and collections of one server, plus namespace rules and change notification
-// (persistence listens to it).
-import { Collection } from './collection';
+// All databases and collections of one server, plus namespace rules. Every change goes through the
+// primitives here and in collection.ts, which report it to the change log (the journal) if any.
+import { Collection, type ChangeLog } from './collection';
 import { MongoServerError } from './errors';
 import type { Doc } from './values';
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
-  private listeners: Array<() => void> = [];
+  private log: ChangeLog | undefined;
 
-  onChange(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  changed(): void {
-    for (const l of this.listeners) l();
+  /** From now on every change is reported to `log` (after the data files have been replayed). */
+  attachLog(log: ChangeLog | undefined): void {
+    this.log = log;
+    for (const colls of this.databases.values()) for (const c of colls.values()) c.log = log;
   }
 
   collection(db: string, name: string): Collection | undefined {
@@ -28,7 +26,8 @@ export class Store {
     let coll = database.get(name);
     if (!coll) {
       database.set(name, (coll = new Collection(db, name, options)));
-      this.changed();
+      coll.log = this.log;
+      this.log?.created(coll);
     }
     return coll;
   }
@@ -39,14 +38,18 @@ export class Store {
     if (!database || !coll) return undefined;
     database.delete(name);
     if (database.size === 0) this.databases.delete(db);
-    this.changed();
+    coll.log = undefined;
+    this.log?.dropped(db, name);
     return coll;
   }
 
   dropDatabase(db: string): boolean {
-    const existed = this.databases.delete(db);
-    if (existed) this.changed();
-    return existed;
+    const database = this.databases.get(db);
+    if (!database) return false;
+    this.databases.delete(db);
+    for (const c of database.values()) c.log = undefined;
+    this.log?.droppedDatabase(db);
+    return true;
   }
 }
 

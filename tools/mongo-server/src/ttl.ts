@@ -26,9 +26,7 @@ export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number
       }
     }
   }
-  if (removed) {
-    logger.debug({ removed }, 'TTL monitor removed expired documents');
-    store.changed();
-  }
+  // Each removal is journaled by Collection.remove, as any other delete.
+  if (removed) logger.debug({ removed }, 'TTL monitor removed expired documents');
   return removed;
 }

@@ -1,5 +1,6 @@
 // Each spec starts its own server on a free port and talks to it only through the official driver or
 // mongoose, never through server internals.
+import { EJSON } from 'bson';
 import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
 import { start, type RunningMongoServer } from '../src/index';
 
@@ -40,4 +41,27 @@ export async function serverError(p: Promise<unknown>): Promise<MongoServerError
  */
 export function cursorId(reply: { cursor?: { id?: unknown } }): Long {
   return Long.fromValue(reply.cursor?.id as Long | number);
+}
+
+/**
+ * Everything a client can see of the server's data, as canonical Extended JSON (so BSON types and
+ * field order count): per collection its options, its indexes and its documents in natural order.
+ */
+export async function dump(client: MongoClient): Promise<string> {
+  const out: Record<string, unknown> = {};
+  const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+  for (const dbName of databases.map((d) => d.name).sort()) {
+    const db = client.db(dbName);
+    const collections = await db.listCollections().toArray();
+    for (const name of collections.map((c) => c.name).sort()) {
+      const coll = db.collection(name);
+      const info = collections.find((c) => c.name === name);
+      out[`${dbName}.${name}`] = {
+        options: info && 'options' in info ? info.options : undefined,
+        indexes: await coll.listIndexes().toArray(),
+        documents: await coll.find({}, { promoteValues: false, promoteBuffers: false }).toArray(),
+      };
+    }
+  }
+  return EJSON.stringify(out, { relaxed: false });
 }

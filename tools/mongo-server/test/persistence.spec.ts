@@ -1,8 +1,8 @@
-// The data file: loaded at start, written (atomically) after writes and on stop, so data and indexes
-// survive a restart with their BSON types. Index and document semantics after reload are MongoDB's
+// The data file and its journal: loaded and replayed at start, every change journaled, so data and
+// indexes survive a restart with their BSON types. Index and document semantics after reload are MongoDB's
 // ("Unique Indexes": https://www.mongodb.com/docs/manual/core/index-unique/ ; "BSON Types":
 // https://www.mongodb.com/docs/manual/reference/bson-types/).
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Decimal128, Long, MongoClient } from 'mongodb';
@@ -48,7 +48,8 @@ describe('data file persistence', () => {
       ]);
       await c.deleteOne({ email: 'b@x' });
     });
-    expect(readdirSync(dir)).toEqual(['data.bson']); // no temp files left behind
+    // The journal holds the changes (no snapshot is written on stop), and no temp file is left.
+    expect(readdirSync(dir)).toEqual(['data.bson.journal.000001']);
     await withServer(file, async (client) => {
       const c = client.db('app').collection('users');
       const doc = await c.findOne({ email: 'a@x' }, { promoteValues: false });
@@ -60,23 +61,24 @@ describe('data file persistence', () => {
     });
   });
 
-  it('when the data file does not exist yet, then the server starts empty and creates it on stop', async () => {
+  it('when the data file does not exist yet, then the server starts empty and journals beside it', async () => {
     const file = path.join(dir, 'nested', 'fresh.bson');
     await withServer(file, async (client) => {
       expect(await client.db('x').collection('y').countDocuments()).toBe(0);
       await client.db('x').collection('y').insertOne({ a: 1 });
     });
-    expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson']);
+    expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson.journal.000001']);
   });
 
-  it('when a write asks for j: true, then it is in the data file once acknowledged (write concern "j"), and replies keep their order', async () => {
+  it('when a write asks for j: true, then it is in the journal once acknowledged (write concern "j"), and replies keep their order', async () => {
     const file = path.join(dir, 'journaled.bson');
     await withServer(file, async (client) => {
       const c = client.db('app').collection('events');
       await c.insertOne({ _id: 'first' } as never, { writeConcern: { j: true } });
-      // The snapshot is written before the acknowledgement: a copy of the file taken now holds it.
+      // The journal is written before the acknowledgement: a copy of the files taken now holds it.
       const copy = path.join(dir, 'copy.bson');
-      copyFileSync(file, copy);
+      if (existsSync(file)) copyFileSync(file, copy);
+      copyFileSync(`${file}.journal.000001`, `${copy}.journal.000001`);
       const reloaded = await start({ port: 0, dataFile: copy });
       const other = new MongoClient(reloaded.uri);
       try {

@@ -1,4 +1,5 @@
 export * from './lib/journal';
+export { registerPrivacyModels } from './lib/models';
 export {
   createInclusionRepository,
   INCLUSIONS_COLLECTION,

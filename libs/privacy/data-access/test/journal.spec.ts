@@ -1,6 +1,6 @@
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { useTestInfra } from '@nhp/shared-testing';
+import { LogCapture, useTestInfra } from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
 import {
   AUDIT_COLLECTION,
@@ -110,6 +110,28 @@ describe('journal: audit records and events written with the change', () => {
     await journal.sweep();
     expect(published).toEqual([first.id, second.id]);
     expect(await conn.collection(PENDING_COLLECTION).countDocuments({})).toBe(0);
+  });
+
+  it('when NATS does not acknowledge an event, then the relay failure names NATS, not the database', async () => {
+    const capture = new LogCapture('warn', 'journal-test');
+    const journal = createJournal({
+      connection: conn,
+      logger: capture.logger,
+      publish: async () => {
+        throw new Error('TIMEOUT');
+      },
+    });
+    const entry = entryFor('doc-nats', '13116900216', true);
+    await journal.register(entry, COLLECTION, 'doc-nats');
+    await writeWith('doc-nats', entry, 1);
+    journal.flushSoon(COLLECTION, 'doc-nats');
+    await journal.idle();
+    const failures = capture.lines.filter((l) => /journal relay failed/.test(String(l['msg'])));
+    expect(failures).toHaveLength(1);
+    const err = failures[0]?.['err'] as { code?: string; message?: string };
+    expect(err.code).toBe('MESSAGING_UNAVAILABLE');
+    expect(err.message).toMatch(/NATS did not acknowledge the event in time/);
+    expect(err.message).not.toMatch(/database/i);
   });
 
   it('when a pointer names a write that never happened, then the sweeper drops it once stale, and not before', async () => {

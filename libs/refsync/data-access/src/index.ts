@@ -45,3 +45,4 @@ export {
 } from './lib/errors';
 export { DATABASE_ERROR, DATABASE_UNAVAILABLE } from '@nhp/shared-persistence';
 export * from './importer';
+export { registerRefsyncModels } from './register-models';

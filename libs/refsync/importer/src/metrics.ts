@@ -4,6 +4,8 @@ export interface MetricsSources {
   /** Read at scrape time, so the figures are right even when another instance did the work. */
   lastCommittedVersion(): Promise<number>;
   pendingEvents(): Promise<number>;
+  /** Whether the NATS connection is up now (a NATS outage delays events, it does not stop syncs). */
+  natsConnected?(): boolean;
 }
 
 /**
@@ -58,9 +60,17 @@ export function createImporterMetrics(sources?: MetricsSources) {
       }
     },
   });
+  const natsConnected = new Gauge({
+    name: 'refsync_importer_nats_connected',
+    help: '1 while the NATS connection is up; 0 during an outage (events wait in the outbox).',
+    registers: [registry],
+    collect() {
+      if (sources?.natsConnected) this.set(sources.natsConnected() ? 1 : 0);
+    },
+  });
   for (const outcome of ['committed', 'unchanged', 'dry-run', 'aborted', 'failed', 'skipped'])
     runs.inc({ outcome }, 0);
-  return { registry, runs, items, duration, lastCommittedVersion, pendingEvents };
+  return { registry, runs, items, duration, lastCommittedVersion, pendingEvents, natsConnected };
 }
 
 export type ImporterMetrics = ReturnType<typeof createImporterMetrics>;

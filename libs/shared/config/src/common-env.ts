@@ -4,9 +4,10 @@ import {
   envDurationMs,
   envInt,
   envUrl,
+  envUrlList,
+  envWriteConcern,
   logLevelSchema,
   nodeEnvSchema,
-  type NodeEnv,
 } from './env';
 
 /**
@@ -61,17 +62,34 @@ export const commonEnvShape = {
     protocols: ['mongodb', 'mongodb+srv'],
     default: 'mongodb://127.0.0.1:27017/nhp',
   }),
-  NATS_URL: envUrl({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
+  /** One server or a comma-separated list (a cluster's seed servers). */
+  NATS_URL: envUrlList({
+    protocols: ['nats', 'tls', 'ws', 'wss'],
+    default: 'nats://127.0.0.1:4222',
+  }),
+  /**
+   * Replicas of every JetStream stream and key-value bucket the apps create (1 for a single NATS
+   * server, 3 for a three-node cluster). A change is applied to existing streams at start.
+   */
+  NATS_STREAM_REPLICAS: envInt({ min: 1, max: 5, default: 1 }),
+  /**
+   * The write concern of every write of record (shared-persistence applies it to the connection):
+   * acknowledged means durable, so the default is a majority of the replica set with the journal.
+   */
+  MONGO_WRITE_CONCERN: envWriteConcern(),
+  /**
+   * How long an operation waits for a usable MongoDB server before it fails (503). Short, so that
+   * during an outage requests answer at once instead of piling up; start-up keeps retrying longer.
+   */
+  MONGO_SERVER_SELECTION_TIMEOUT_MS: envDurationMs(1000).pipe(z.number().min(100)),
   /** Upper bound for graceful shutdown; after it the process exits 1. */
   SHUTDOWN_TIMEOUT_MS: envDurationMs(10_000),
   /**
-   * Let mongoose build indexes itself. Unset means "true outside production": in production an
-   * index build is a deliberate step (MONGO_SYNC_INDEXES_ON_START or a deploy job). Its default
-   * depends on NODE_ENV, which a field schema cannot see, so read it with `resolveMongoAutoIndex`.
+   * Before serving, each app creates every index it declares that the database lacks (and drops
+   * none). An operator who builds indexes separately (`npm run db-indexes`) sets false: the app
+   * then checks at start and refuses to start while one is missing, naming it.
    */
-  MONGO_AUTO_INDEX: envBool().optional(),
-  /** Run the explicit index sync (syncIndexes) once at start. */
-  MONGO_SYNC_INDEXES_ON_START: envBool(false),
+  MONGO_ENSURE_INDEXES: envBool(true),
   /** Time to receive a request's headers; must not exceed HTTP_REQUEST_TIMEOUT_MS. */
   HTTP_HEADERS_TIMEOUT_MS: envDurationMs(HTTP_SERVER_DEFAULTS.HTTP_HEADERS_TIMEOUT_MS),
   /** Time to receive a whole request, body included; a slower one is answered 408. */
@@ -88,11 +106,3 @@ export const commonEnvShape = {
    */
   HTTP_TRUST_PROXY: trustProxySchema.default(false),
 };
-
-/** MONGO_AUTO_INDEX with its NODE_ENV-dependent default applied. */
-export function resolveMongoAutoIndex(config: {
-  NODE_ENV: NodeEnv;
-  MONGO_AUTO_INDEX?: boolean | undefined;
-}): boolean {
-  return config.MONGO_AUTO_INDEX ?? config.NODE_ENV !== 'production';
-}

@@ -110,6 +110,31 @@ export function envUrl(options: EnvUrlOptions = {}) {
   return options.default === undefined ? schema : schema.default(options.default);
 }
 
+/**
+ * One URL or a comma-separated list of them (a cluster's seed servers, as NATS clients take them),
+ * each checked like `envUrl`; kept as the string the operator wrote.
+ */
+export function envUrlList(options: EnvUrlOptions = {}) {
+  const protocols = options.protocols;
+  const expectation = `one or more comma-separated ${
+    protocols?.length ? `URLs starting with ${protocols.map((p) => `${p}://`).join(' or ')}` : 'URLs'
+  }`;
+  const schema = fromString(
+    (raw) => {
+      const urls = raw.split(',').map((u) => u.trim());
+      const ok = urls.every((u) => {
+        if (!URL.canParse(u)) return false;
+        const scheme = new URL(u).protocol.slice(0, -1);
+        return !protocols || protocols.includes(scheme);
+      });
+      return ok ? urls.join(',') : undefined;
+    },
+    expectation,
+    true,
+  );
+  return options.default === undefined ? schema : schema.default(options.default);
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses "1500", "1500ms", "10s", "2m" or "1h" to milliseconds; undefined when it is none of these. */
@@ -124,6 +149,60 @@ export function parseDurationMs(raw: string): number | undefined {
 export function envDurationMs(defaultMs?: number) {
   const schema = fromString(parseDurationMs, 'a duration such as 1500, 1500ms, 10s, 2m or 1h');
   return defaultMs === undefined ? schema : schema.default(defaultMs);
+}
+
+/** The write concern every write of record uses: `w`, the journal flag and an optional time limit. */
+export interface MongoWriteConcern {
+  /** `majority` or a number of members (at least 1). */
+  w: number | 'majority';
+  /** Acknowledged only once the write is in the on-disk journal. */
+  journal: boolean;
+  /** How long to wait for the members before answering a write concern error (0: no limit). */
+  wtimeoutMS?: number;
+}
+
+/**
+ * `MONGO_WRITE_CONCERN`: comma-separated `key=value` pairs, `w` (majority or a number >= 1),
+ * `j` (true/false) and `wtimeoutMS` (a duration); a first item without `=` is `w`. `w` is
+ * `majority` and `j` true unless given. `w=0` (unacknowledged) is refused: an answer to a client
+ * must mean the write is durable.
+ */
+export function parseWriteConcern(raw: string): MongoWriteConcern | undefined {
+  const concern: MongoWriteConcern = { w: 'majority', journal: true };
+  const seen = new Set<string>();
+  for (const [i, item] of raw.split(',').entries()) {
+    const part = item.trim();
+    const eq = part.indexOf('=');
+    const key = eq === -1 ? (i === 0 ? 'w' : '') : part.slice(0, eq).trim();
+    const value = eq === -1 ? part : part.slice(eq + 1).trim();
+    if (!value || seen.has(key)) return undefined;
+    seen.add(key);
+    if (key === 'w') {
+      if (/^\d+$/.test(value)) {
+        const n = Number(value);
+        if (n < 1 || n > 50) return undefined;
+        concern.w = n;
+      } else if (value === 'majority') concern.w = value;
+      else return undefined;
+    } else if (key === 'j') {
+      const word = value.toLowerCase();
+      if (!TRUE_WORDS.has(word) && !FALSE_WORDS.has(word)) return undefined;
+      concern.journal = TRUE_WORDS.has(word);
+    } else if (key === 'wtimeoutMS') {
+      const ms = parseDurationMs(value);
+      if (ms === undefined || ms < 0) return undefined;
+      concern.wtimeoutMS = ms;
+    } else return undefined;
+  }
+  return concern;
+}
+
+/** MONGO_WRITE_CONCERN (see parseWriteConcern); the default is `majority` with the journal. */
+export function envWriteConcern() {
+  return fromString(
+    parseWriteConcern,
+    'w=majority|<n>[,j=true|false][,wtimeoutMS=<duration>]',
+  ).default({ w: 'majority', journal: true });
 }
 
 /** An enum whose error lists the allowed values (zod's default message does too, but less plainly). */

@@ -5,14 +5,18 @@ export {
   envInt,
   envPort,
   envUrl,
+  envUrlList,
+  envWriteConcern,
   logLevelSchema,
   LOG_LEVELS,
   nodeEnvSchema,
   NODE_ENVS,
   parseDurationMs,
+  parseWriteConcern,
+  type MongoWriteConcern,
   type EnvIntOptions,
   type EnvUrlOptions,
   type LogLevel,
   type NodeEnv,
 } from './env';
-export { commonEnvShape, HTTP_SERVER_DEFAULTS, resolveMongoAutoIndex } from './common-env';
+export { commonEnvShape, HTTP_SERVER_DEFAULTS } from './common-env';

@@ -8,7 +8,6 @@ import {
   envUrl,
   parseDurationMs,
   parseEnv,
-  resolveMongoAutoIndex,
 } from '../src';
 
 const one = <S extends z.ZodType>(schema: S, value: string | undefined): z.infer<S> => {
@@ -95,9 +94,11 @@ describe('commonEnvShape', () => {
       LOG_PRETTY: false,
       MONGO_URL: 'mongodb://127.0.0.1:27017/nhp',
       NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_STREAM_REPLICAS: 1,
+      MONGO_WRITE_CONCERN: { w: 'majority', journal: true },
+      MONGO_SERVER_SELECTION_TIMEOUT_MS: 1000,
       SHUTDOWN_TIMEOUT_MS: 10_000,
-      MONGO_AUTO_INDEX: undefined,
-      MONGO_SYNC_INDEXES_ON_START: false,
+      MONGO_ENSURE_INDEXES: true,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
       HTTP_REQUEST_TIMEOUT_MS: 30_000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
@@ -134,13 +135,32 @@ describe('commonEnvShape', () => {
     );
   });
 
-  it('when MONGO_AUTO_INDEX is unset, then it is on outside production and off in production', () => {
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'development' }))).toBe(true);
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'test' }))).toBe(true);
-    expect(resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production' }))).toBe(false);
-    expect(
-      resolveMongoAutoIndex(parseEnv(schema, { NODE_ENV: 'production', MONGO_AUTO_INDEX: 'true' })),
-    ).toBe(true);
+  it('when NATS_URL lists several servers, then each is checked and the list is kept; NATS_STREAM_REPLICAS is 1-5', () => {
+    const env = (vars: Record<string, string>) => parseEnv(schema, vars);
+    expect(env({ NATS_URL: 'nats://a:4222, nats://b:4222,tls://c:4222' }).NATS_URL).toBe(
+      'nats://a:4222,nats://b:4222,tls://c:4222',
+    );
+    expect(() => env({ NATS_URL: 'nats://a:4222,http://b' })).toThrow(
+      /NATS_URL: expected one or more/,
+    );
+    expect(() => env({ NATS_URL: 'nats://a:4222,' })).toThrow(/NATS_URL/);
+    expect(env({ NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    expect(() => env({ NATS_STREAM_REPLICAS: '0' })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+
+  it('when MONGO_WRITE_CONCERN is set, then w, j and wtimeoutMS are read, and an unacknowledged or unknown form is refused', () => {
+    const concern = (value: string) =>
+      parseEnv(schema, { MONGO_WRITE_CONCERN: value }).MONGO_WRITE_CONCERN;
+    expect(concern('majority')).toEqual({ w: 'majority', journal: true });
+    expect(concern('1')).toEqual({ w: 1, journal: true });
+    expect(concern('w=2, j=false, wtimeoutMS=5s')).toEqual({
+      w: 2,
+      journal: false,
+      wtimeoutMS: 5000,
+    });
+    for (const bad of ['0', 'w=0', 'fast', 'j=maybe', 'w=1,w=2', 'w=1,x=2', 'majority,']) {
+      expect(() => concern(bad)).toThrow(/MONGO_WRITE_CONCERN: expected w=majority/);
+    }
   });
 
   it('when NODE_ENV or LOG_LEVEL is unknown, then the message lists the allowed values', () => {

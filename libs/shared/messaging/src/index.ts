@@ -1,5 +1,11 @@
 export { connectNats, drainNats, natsIsConnected, type ConnectNatsOptions } from './connection';
-export { ensureStream, type StreamSpec } from './stream';
+export {
+  ensureStream,
+  provisionStreams,
+  withReplicas,
+  type ProvisionStreamsOptions,
+  type StreamSpec,
+} from './stream';
 export {
   CLOUDEVENTS_CONTENT_TYPE,
   cloudEventEnvelopeSchema,
@@ -11,3 +17,4 @@ export {
   type PublishOptions,
 } from './cloudevents';
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
+export { MESSAGING_UNAVAILABLE, publishFailed } from './errors';

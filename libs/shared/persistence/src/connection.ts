@@ -1,15 +1,35 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from 'pino';
 
+/** The write concern of every write of record (MONGO_WRITE_CONCERN in shared-config). */
+export interface WriteConcernOptions {
+  w: number | 'majority';
+  journal: boolean;
+  wtimeoutMS?: number;
+}
+
+/**
+ * Acknowledged means durable: a majority of the replica set has the write in its on-disk journal
+ * (on a standalone server: the journal). Every app, tool and test connects with it unless told
+ * otherwise, so no write of record can be answered before it would survive a crash.
+ */
+export const DURABLE_WRITE_CONCERN: WriteConcernOptions = { w: 'majority', journal: true };
+
 export interface ConnectMongoOptions {
   uri: string;
   logger: Logger;
   /**
-   * Let mongoose build the indexes declared in schemas when a model is first used. Off in
-   * production, where index builds are a deliberate deploy step (`syncIndexes`).
+   * Let mongoose build the indexes declared in schemas, lazily, when a model is first used (tests
+   * and tools). Apps turn it off and build or check their indexes before serving
+   * (`prepareIndexes`).
    */
   autoIndex?: boolean;
-  /** How long an operation waits for a reachable server before failing (driver default: 30 s). */
+  /** Default DURABLE_WRITE_CONCERN. */
+  writeConcern?: WriteConcernOptions;
+  /**
+   * How long an operation waits for a usable server before failing (default 1 s, so that during an
+   * outage requests answer 503 at once instead of waiting; the driver's default is 30 s).
+   */
   serverSelectionTimeoutMS?: number;
   appName?: string;
   /**
@@ -20,6 +40,28 @@ export interface ConnectMongoOptions {
   startupTimeoutMs?: number;
   /** Injected for tests; default setTimeout-based sleep. */
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** The MongoDB settings every app reads (shared-config's commonEnvShape). */
+export interface MongoConfig {
+  MONGO_URL: string;
+  MONGO_WRITE_CONCERN: WriteConcernOptions;
+  MONGO_SERVER_SELECTION_TIMEOUT_MS: number;
+}
+
+/**
+ * An app's connection options from its configuration. Apps never let mongoose build indexes
+ * lazily: they build or check them before serving (`prepareIndexes`).
+ */
+export function mongoOptionsFromConfig(
+  config: MongoConfig,
+): Pick<ConnectMongoOptions, 'uri' | 'writeConcern' | 'serverSelectionTimeoutMS' | 'autoIndex'> {
+  return {
+    uri: config.MONGO_URL,
+    writeConcern: config.MONGO_WRITE_CONCERN,
+    serverSelectionTimeoutMS: config.MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    autoIndex: false,
+  };
 }
 
 /**
@@ -50,7 +92,15 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
     bufferCommands: false,
     autoIndex: options.autoIndex ?? true,
     autoCreate: options.autoIndex ?? true,
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5000,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 1000,
+    writeConcern: options.writeConcern ?? DURABLE_WRITE_CONCERN,
+    // Reads that must see the latest write go to the primary (the default, stated here because
+    // a replica set makes it matter: read-your-writes after an acknowledged set).
+    readPreference: 'primary',
+    // Retryable writes and reads (the driver's defaults): one retry after a failover, which the
+    // conditional, idempotent writes of the repositories make safe.
+    retryWrites: true,
+    retryReads: true,
     appName: options.appName,
   });
   conn.on('disconnected', () => logger.warn('mongodb disconnected'));
@@ -78,17 +128,6 @@ export async function mongoPing(conn: Connection | undefined, timeoutMs = 1500):
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * Builds missing indexes and drops the ones no schema declares any more, for every model on the
- * connection. Run at deploy or start (by option), not lazily on first use.
- */
-export async function syncIndexes(conn: Connection, logger?: Logger): Promise<void> {
-  for (const model of Object.values(conn.models)) {
-    const dropped = await model.syncIndexes();
-    logger?.info({ model: model.modelName, dropped }, 'indexes in sync');
   }
 }
 

@@ -23,12 +23,25 @@ const UNREACHABLE_NAMES = new Set([
   'DisconnectedError',
 ]);
 
+/**
+ * Socket errors that mean the connection to the server is gone. A server that ends a connection
+ * during a clean stop makes a write fail with EPIPE ("This socket has been ended by the other
+ * party"), which can surface unwrapped or as the cause of a driver error.
+ */
+const SOCKET_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ENOTCONN']);
+
 function isUnreachable(err: Error): boolean {
-  if (UNREACHABLE_NAMES.has(err.name)) return true;
-  const labels = (err as { errorLabels?: unknown }).errorLabels;
-  if (Array.isArray(labels) && labels.includes('ResetPool')) return true;
-  // mongoose: "Operation `x.find()` buffering timed out after 10000ms" while disconnected.
-  return err.name === 'MongooseError' && /buffering timed out/.test(err.message);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (UNREACHABLE_NAMES.has(e.name)) return true;
+    const labels = (e as { errorLabels?: unknown }).errorLabels;
+    if (Array.isArray(labels) && labels.includes('ResetPool')) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && SOCKET_GONE_CODES.has(code)) return true;
+    // mongoose: "Operation `x.find()` buffering timed out after 10000ms" while disconnected.
+    if (e.name === 'MongooseError' && /buffering timed out/.test(e.message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /**

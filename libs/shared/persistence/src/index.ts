@@ -1,10 +1,21 @@
 export {
   closeMongo,
   connectMongo,
+  DURABLE_WRITE_CONCERN,
+  mongoOptionsFromConfig,
   mongoPing,
-  syncIndexes,
   type ConnectMongoOptions,
+  type MongoConfig,
+  type WriteConcernOptions,
 } from './connection';
+export {
+  BUILD_INDEXES_COMMAND,
+  ensureIndexes,
+  missingIndexes,
+  MissingIndexesError,
+  prepareIndexes,
+  type DeclaredIndex,
+} from './indexes';
 export { modelOf } from './models';
 export { DUPLICATE_KEY, duplicateKeyInfo, type DuplicateKeyInfo } from './duplicate-key';
 export {

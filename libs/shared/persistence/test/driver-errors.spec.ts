@@ -1,7 +1,13 @@
 import { AppError } from '@nhp/shared-errors';
 import { freePort, useTestInfra } from '@nhp/shared-testing';
 import mongoose from 'mongoose';
-import { DATABASE_ERROR, DATABASE_UNAVAILABLE, DUPLICATE_KEY_CONFLICT, translated } from '../src';
+import {
+  DATABASE_ERROR,
+  DATABASE_UNAVAILABLE,
+  DUPLICATE_KEY_CONFLICT,
+  toAppError,
+  translated,
+} from '../src';
 
 const infra = useTestInfra();
 
@@ -60,5 +66,17 @@ describe('driver errors become AppErrors inside the data layer', () => {
     } finally {
       await conn.close();
     }
+  });
+});
+
+describe('toAppError on a connection the server ended', () => {
+  it('when a write meets a socket ended by the server (EPIPE), bare or as a cause, then it is a 503 unavailable', () => {
+    const ended = Object.assign(new Error('This socket has been ended by the other party'), {
+      code: 'EPIPE',
+    });
+    expect(toAppError(ended)).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+    const wrapped = new Error('unexpected error writing to socket', { cause: ended });
+    expect(toAppError(wrapped)).toMatchObject({ status: 503, category: 'unavailable' });
+    expect(toAppError(new Error('something else'))).toMatchObject({ status: 500 });
   });
 });

@@ -7,7 +7,10 @@ import {
   createNoteRepository,
   mongoPing,
   NoteAlreadyExistsError,
-  syncIndexes,
+  ensureIndexes,
+  missingIndexes,
+  MissingIndexesError,
+  prepareIndexes,
 } from '../src';
 
 const infra = useTestInfra();
@@ -26,17 +29,36 @@ describe('shared persistence', () => {
     expect(conn.get('bufferCommands')).toBe(false);
   });
 
-  it('when autoIndex is off, then syncIndexes builds the declared indexes', async () => {
+  it('when autoIndex is off, then the declared indexes are missing until ensureIndexes builds them, once', async () => {
     const notes = createNoteRepository(conn);
-    await syncIndexes(conn);
+    expect(await missingIndexes(conn)).toEqual([
+      { collection: 'example_notes', name: 'key_unique', keys: { key: 1 } },
+    ]);
+    await expect(prepareIndexes(conn, { ensure: false })).rejects.toThrow(
+      /example_notes\.key_unique.*npm run db-indexes/,
+    );
+    await expect(prepareIndexes(conn, { ensure: false })).rejects.toBeInstanceOf(
+      MissingIndexesError,
+    );
+    expect((await ensureIndexes(conn)).map((i) => i.name)).toEqual(['key_unique']);
     const indexes = await conn.collection('example_notes').indexes();
     expect(indexes.map((i) => i.name)).toContain('key_unique');
+    expect(await ensureIndexes(conn)).toEqual([]);
+    await expect(prepareIndexes(conn, { ensure: false })).resolves.toBeUndefined();
     await notes.create({ key: 'a', text: 'first', createdAt: new Date('2026-01-01T00:00:00Z') });
+  });
+
+  it('when an index nobody declares exists, then ensureIndexes leaves it alone', async () => {
+    createNoteRepository(conn);
+    await conn.collection('example_notes').createIndex({ text: 1 }, { name: 'operators_own' });
+    await ensureIndexes(conn);
+    const names = (await conn.collection('example_notes').indexes()).map((i) => i.name);
+    expect(names).toContain('operators_own');
   });
 
   it('when a note with the same key exists, then create raises the domain error', async () => {
     const notes = createNoteRepository(conn);
-    await syncIndexes(conn);
+    await ensureIndexes(conn);
     await notes.create({ key: 'dup', text: 'one', createdAt: new Date() });
     await expect(
       notes.create({ key: 'dup', text: 'two', createdAt: new Date() }),

@@ -7,6 +7,11 @@ export {
   type NatsServerProcess,
   type StartNatsServerOptions,
 } from './nats-server';
+export {
+  startMongoServerProcess,
+  type MongoServerProcess,
+  type StartMongoServerProcessOptions,
+} from './mongo-process';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
 export { FAULT_SECRETS } from './process-fault-secrets';

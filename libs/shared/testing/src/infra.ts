@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import mongoose from 'mongoose';
 import { startNatsServer, type NatsServerProcess } from './nats-server';
@@ -7,6 +10,8 @@ export interface TestInfra {
   /** A MongoDB URI that already names this test file's own database. */
   mongoUri: string;
   dbName: string;
+  /** The project's server's data file (its journal beside it); undefined with MONGO_URL. */
+  mongoDataFile?: string;
   natsUrl: string;
   /** Simulates a NATS outage (only with the spawned server; throws with NATS_URL). */
   stopNats(): Promise<void>;
@@ -26,7 +31,7 @@ export function withDatabase(uri: string, dbName: string): string {
 
 /**
  * Real infrastructure for one test file: MongoDB at MONGO_URL or the project's own
- * MongoDB-compatible server, and NATS at NATS_URL or a spawned nats-server. Each call gets its own
+ * MongoDB-compatible server (with a journal in a temporary directory), and NATS at NATS_URL or a spawned nats-server. Each call gets its own
  * database, so test files never see each other's data. `stop()` removes everything it started.
  */
 export async function startTestInfra(): Promise<TestInfra> {
@@ -34,12 +39,18 @@ export async function startTestInfra(): Promise<TestInfra> {
   const cleanups: Array<() => Promise<void>> = [];
   try {
     let mongoUri: string;
+    let mongoDataFile: string | undefined;
     const externalMongo = process.env['MONGO_URL'];
     if (externalMongo) {
       mongoUri = withDatabase(externalMongo, dbName);
       cleanups.push(() => dropDatabase(mongoUri));
     } else {
-      const server = await startMongoServer({ port: 0 });
+      // With a data file, so that writes with j: true (what the apps ask for) are journaled and
+      // fsynced as they would be on a real MongoDB; the directory goes with stop().
+      const dataDir = await mkdtemp(join(tmpdir(), 'nhp-mongo-'));
+      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+      mongoDataFile = join(dataDir, 'test.bson');
+      const server = await startMongoServer({ port: 0, dataFile: mongoDataFile });
       cleanups.push(() => server.stop());
       mongoUri = withDatabase(server.uri, dbName);
     }
@@ -63,6 +74,7 @@ export async function startTestInfra(): Promise<TestInfra> {
     return {
       mongoUri,
       dbName,
+      mongoDataFile,
       natsUrl,
       stopNats: () => requireSpawned().stop(),
       startNats: () => requireSpawned().restart(),

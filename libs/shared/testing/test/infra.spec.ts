@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createConnection } from 'node:net';
+import { MongoClient } from 'mongodb';
 import mongoose from 'mongoose';
 import { connect } from '@nats-io/transport-node';
-import { startNatsServer, startTestInfra, withDatabase } from '../src';
+import { startMongoServerProcess, startNatsServer, startTestInfra, withDatabase } from '../src';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -49,6 +51,50 @@ describe('test infrastructure', () => {
       expect(await portOpen(portOf(infra.natsUrl))).toBe(false);
     }
   });
+
+  it("when the project's MongoDB-compatible server is used, then writes with j: true are journaled in a temporary directory that stop removes", async () => {
+    const infra = await startTestInfra();
+    const dataDir = dirname(infra.mongoDataFile as string);
+    try {
+      const client = await new MongoClient(infra.mongoUri).connect();
+      await client
+        .db()
+        .collection('things')
+        .insertOne({ n: 1 }, { writeConcern: { w: 'majority', j: true } });
+      await client.close();
+      expect(existsSync(`${infra.mongoDataFile}.journal.000001`)).toBe(true);
+    } finally {
+      await infra.stop();
+    }
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('when the server process is killed (SIGKILL or SIGTERM) and restarted, then it serves the same data on the same port each time, and dispose leaves nothing behind', async () => {
+    const mongo = await startMongoServerProcess();
+    const dataDir = dirname(mongo.dataFile);
+    try {
+      for (let round = 0; round < 6; round++) {
+        const client = await new MongoClient(mongo.uri, {
+          serverSelectionTimeoutMS: 5000,
+        }).connect();
+        const things = client.db('fault').collection<{ _id: number }>('things');
+        expect(await things.countDocuments()).toBe(round);
+        await things.insertOne({ _id: round }, { writeConcern: { j: true } });
+        await client.close();
+        const signal = round % 2 === 0 ? 'SIGKILL' : 'SIGTERM';
+        const exit = await mongo.kill(signal);
+        expect(signal === 'SIGKILL' ? exit.signal : exit.code).toBe(
+          signal === 'SIGKILL' ? 'SIGKILL' : 0,
+        );
+        expect(await portOpen(mongo.port)).toBe(false);
+        await mongo.restart();
+      }
+    } finally {
+      await mongo.dispose();
+    }
+    expect(existsSync(dataDir)).toBe(false);
+    expect(await portOpen(mongo.port)).toBe(false);
+  }, 60_000);
 
   it('when the spawned nats-server is disposed, then its process, port and temporary store are gone', async () => {
     const nats = await startNatsServer();

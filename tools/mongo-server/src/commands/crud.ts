@@ -239,7 +239,6 @@ const insert: CommandHandler = {
       coll.insert(doc, wire?.[index]);
       n++;
     });
-    if (n) ctx.store.changed();
     return { n, ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
   },
 };
@@ -388,7 +387,6 @@ const update: CommandHandler = {
       n += res.n;
       nModified += res.nModified;
       if (res.upserted !== undefined) upserted.push({ index, _id: res.upserted });
-      if (res.n) ctx.store.changed();
     });
     return {
       n,
@@ -433,7 +431,6 @@ const del: CommandHandler = {
       });
       for (const r of matches) coll?.remove(r);
       n += matches.length;
-      if (matches.length) ctx.store.changed();
     });
     return { n, ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
   },
@@ -485,7 +482,6 @@ const findAndModify: CommandHandler = {
       const [record] = findRecords(coll, filter, { sort, limit: 1, variables: vars, natural });
       if (!record) return { lastErrorObject: { n: 0 }, value: null, ok: 1 };
       coll?.remove(record);
-      ctx.store.changed();
       return { lastErrorObject: { n: 1 }, value: projectRecords([record], fields)[0], ok: 1 };
     }
     const coll = ctx.store.collection(ctx.db, name);
@@ -503,7 +499,6 @@ const findAndModify: CommandHandler = {
       sort,
       natural,
     });
-    if (res.n) ctx.store.changed();
     const record = res.records[0];
     let value: Doc | null = null;
     if (record && (returnNew || beforeDoc)) {

@@ -340,7 +340,6 @@ const createIndexes: CommandHandler = {
       if (spec.name === '_id_') continue;
       if (coll.createIndex(spec)) created++;
     }
-    if (created) ctx.store.changed();
     return {
       numIndexesBefore: before,
       numIndexesAfter: coll.indexes.size,
@@ -379,12 +378,12 @@ const dropIndexes: CommandHandler = {
     const dropOne = (indexName: string): void => {
       if (indexName === '_id_')
         throw new MongoServerError('InvalidOptions', 'cannot drop _id index');
-      if (!coll.indexes.delete(indexName)) {
+      if (!coll.dropIndex(indexName)) {
         throw new MongoServerError('IndexNotFound', `index not found with name [${indexName}]`);
       }
     };
     if (target === '*') {
-      for (const n of [...coll.indexes.keys()]) if (n !== '_id_') coll.indexes.delete(n);
+      for (const n of [...coll.indexes.keys()]) if (n !== '_id_') coll.dropIndex(n);
     } else if (typeof target === 'string') dropOne(target);
     else if (Array.isArray(target)) {
       for (const n of target) if (typeof n !== 'string') throw wrongType(ctx, 'index', n, 'string');
@@ -401,7 +400,6 @@ const dropIndexes: CommandHandler = {
         throw new MongoServerError('IndexNotFound', `can't find index with key: ${wanted}`);
       dropOne(found.name);
     } else throw wrongType(ctx, 'index', target, 'string, object, array');
-    ctx.store.changed();
     return { nIndexesWas: before, ok: 1 };
   },
 };

@@ -51,8 +51,13 @@ function toLease(doc: LeaseDocument): Lease {
   };
 }
 
+/** The lease model (registered once per connection). */
+export function leaseModel(conn: Connection) {
+  return modelOf<LeaseDocument>(conn, 'RefsyncImporterLease', leaseSchema);
+}
+
 export function createLeaseRepository(conn: Connection, name = 'refsync-importer') {
-  const Leases = modelOf<LeaseDocument>(conn, 'RefsyncImporterLease', leaseSchema);
+  const Leases = leaseModel(conn);
 
   const repository = {
     /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */

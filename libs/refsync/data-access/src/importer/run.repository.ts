@@ -86,8 +86,13 @@ export type ImportRunFinish = Partial<
   Pick<ImportRun, 'outcome' | 'previousVersion' | 'committedVersion' | 'datasets' | 'error'>
 > & { outcome: Exclude<ImportRunOutcome, 'running'>; endedAt: Date };
 
+/** The import runs' model (registered once per connection), with its indexes. */
+export function runModel(conn: Connection) {
+  return modelOf<ImportRunDocument>(conn, 'RefsyncImporterRun', importRunSchema);
+}
+
 export function createRunRepository(conn: Connection) {
-  const Runs = modelOf<ImportRunDocument>(conn, 'RefsyncImporterRun', importRunSchema);
+  const Runs = runModel(conn);
 
   const repository = {
     async start(run: ImportRunStart): Promise<void> {

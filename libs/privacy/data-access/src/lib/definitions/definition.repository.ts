@@ -113,16 +113,17 @@ export interface CreateDefinitionRepositoryOptions {
  * DefinitionLookup. Reads of single definitions are cached briefly (every setting request looks
  * one up); only found definitions are cached, so a definition created anywhere is usable at once.
  */
+
+/** The model (registered once per connection), with the indexes its schema declares. */
+export function definitionModel(connection: Connection) {
+  return modelOf<DefinitionDocument>(connection, 'PrivacyDefinition', definitionSchema);
+}
 export function createDefinitionRepository(options: CreateDefinitionRepositoryOptions) {
   const { connection, journal } = options;
   const now = options.now ?? (() => new Date());
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cache = ttl > 0 ? new LRUCache<string, Definition>({ max: 10_000, ttl }) : undefined;
-  const Definitions = modelOf<DefinitionDocument>(
-    connection,
-    'PrivacyDefinition',
-    definitionSchema,
-  );
+  const Definitions = definitionModel(connection);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Definitions.collection as unknown as Collection<DefinitionDocument>;
 

@@ -73,6 +73,11 @@ export interface CreateGrantRepositoryOptions {
  * Grants (client id, partKode, read, write). A revoke clears both rights rather than deleting the
  * document, so the revoke's audit entry travels in the same write as the change (see the journal).
  */
+
+/** The model (registered once per connection), with the indexes its schema declares. */
+export function grantModel(connection: Connection) {
+  return modelOf<GrantDocument>(connection, 'PrivacyGrant', grantSchema);
+}
 export function createGrantRepository(options: CreateGrantRepositoryOptions) {
   const { connection, journal } = options;
   const now = options.now ?? (() => new Date());
@@ -81,7 +86,7 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
     ttl > 0
       ? new LRUCache<string, { read: boolean; write: boolean }>({ max: 10_000, ttl })
       : undefined;
-  const Grants = modelOf<GrantDocument>(connection, 'PrivacyGrant', grantSchema);
+  const Grants = grantModel(connection);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Grants.collection as unknown as Collection<GrantDocument>;
 

@@ -94,11 +94,15 @@ export interface CreateInclusionRepositoryOptions {
   journal: Journal;
 }
 
+/** The model (registered once per connection), with the indexes its schema declares. */
+export function inclusionModel(connection: Connection) {
+  return modelOf<InclusionDocument>(connection, 'PrivacyInclusion', inclusionSchema);
+}
 export function createInclusionRepository(
   options: CreateInclusionRepositoryOptions,
 ): InclusionRepository {
   const { connection, journal } = options;
-  const Inclusions = modelOf<InclusionDocument>(connection, 'PrivacyInclusion', inclusionSchema);
+  const Inclusions = inclusionModel(connection);
   // Writes go through the driver: the journal entry and history item are plain values that
   // mongoose's casting must not touch, and the compare-and-set needs the raw update result.
   const collection = () => connection.collection<InclusionDocument>(INCLUSIONS_COLLECTION);

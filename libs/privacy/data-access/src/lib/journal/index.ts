@@ -3,6 +3,7 @@ export {
   createJournal,
   ensureJournalIndexes,
   JOURNAL_FIELD,
+  journalModels,
   journalPush,
   newJournalEntry,
   PENDING_COLLECTION,

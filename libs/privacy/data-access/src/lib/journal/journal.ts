@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@nhp/shared-logger';
-import { translated } from '@nhp/shared-persistence';
+import { publishFailed } from '@nhp/shared-messaging';
+import { modelOf, translated } from '@nhp/shared-persistence';
 import type { Collection, Document } from 'mongodb';
-import type { Connection } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
 
 /**
  * The journal: audit records and replication events written in the same single-document write as
@@ -187,19 +188,36 @@ function filterQuery(filter: AuditFilter): Record<string, string> {
   return { 'target.partKode': filter.partKode };
 }
 
-/** The indexes the journal's collections need; created by `ensureJournalIndexes`. */
+// Declared for their indexes only (an app builds them before it serves); documents are written
+// and read through the driver's collections, exactly as built.
+const auditSchema = new Schema(
+  { _id: { type: String, required: true } },
+  { collection: AUDIT_COLLECTION, versionKey: false, strict: false },
+);
+auditSchema.index({ 'target.fnr': 1, at: 1 }, { name: 'fnr_at', sparse: true });
+auditSchema.index({ 'target.definisjonGuid': 1, at: 1 }, { name: 'definisjon_at', sparse: true });
+auditSchema.index({ 'target.partKode': 1, at: 1 }, { name: 'part_at', sparse: true });
+
+const pendingSchema = new Schema(
+  { _id: { type: String, required: true } },
+  { collection: PENDING_COLLECTION, versionKey: false, strict: false },
+);
+pendingSchema.index({ createdAt: 1 }, { name: 'created_at' });
+
+/** The journal's models (registered once per connection), with the indexes it needs. */
+export function journalModels(connection: Connection) {
+  return {
+    Audit: modelOf(connection, 'PrivacyAudit', auditSchema),
+    Pending: modelOf(connection, 'PrivacyJournalPending', pendingSchema),
+  };
+}
+
+/** Builds the journal's indexes now (tests and tools; apps build every index at start). */
 export async function ensureJournalIndexes(connection: Connection): Promise<void> {
+  const { Audit, Pending } = journalModels(connection);
   await translated(async () => {
-    const audit = connection.collection(AUDIT_COLLECTION);
-    await audit.createIndex({ 'target.fnr': 1, at: 1 }, { name: 'fnr_at', sparse: true });
-    await audit.createIndex(
-      { 'target.definisjonGuid': 1, at: 1 },
-      { name: 'definisjon_at', sparse: true },
-    );
-    await audit.createIndex({ 'target.partKode': 1, at: 1 }, { name: 'part_at', sparse: true });
-    await connection
-      .collection(PENDING_COLLECTION)
-      .createIndex({ createdAt: 1 }, { name: 'created_at' });
+    await Audit.createIndexes();
+    await Pending.createIndexes();
   });
 }
 
@@ -208,6 +226,7 @@ export function createJournal(options: CreateJournalOptions): Journal {
   const now = options.now ?? Date.now;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   const staleAfterMs = options.staleAfterMs ?? 60_000;
+  journalModels(connection);
   const audit = () => connection.collection<Document>(AUDIT_COLLECTION);
   const pending = () => connection.collection<PendingPointer>(PENDING_COLLECTION);
 
@@ -229,7 +248,12 @@ export function createJournal(options: CreateJournalOptions): Journal {
     const record = toAuditRecord(entry, true);
     const { id, relayed: _relayed, ...fields } = record;
     await audit().updateOne({ _id: id as never }, { $setOnInsert: fields }, { upsert: true });
-    if (entry.event && options.publish) await options.publish(entry.event);
+    if (entry.event && options.publish) {
+      // NATS's failure, named as such (not translated as a database error below).
+      await options.publish(entry.event).catch((err: unknown) => {
+        throw publishFailed(err);
+      });
+    }
     await target.updateOne({ _id: docId as never }, {
       $pull: { [JOURNAL_FIELD]: { id: entry.id } },
     } as never);
@@ -345,18 +369,22 @@ export function createJournal(options: CreateJournalOptions): Journal {
     },
 
     async listAudit(filter, limit = 1000) {
+      // Pointers first: a relay upserts the audit record before it drops the pointer, so every
+      // entry is found either through its pointer (pending) or in the audit read that follows.
+      const pointers = await translated(() => pending().find({}).limit(SWEEP_BATCH).toArray());
       const stored = await translated(() =>
         audit().find(filterQuery(filter)).sort({ at: 1, seq: 1 }).limit(limit).toArray(),
       );
-      const records: AuditRecord[] = stored.map((doc) => {
+      const toRecord = (doc: Document): AuditRecord => {
         const { _id, ...fields } = doc as unknown as Omit<AuditRecord, 'id' | 'relayed'> & {
           _id: string;
         };
         return { id: _id, ...fields, relayed: true };
-      });
+      };
+      const records: AuditRecord[] = stored.map(toRecord);
       const seen = new Set(records.map((r) => r.id));
       // Records still waiting in their documents (relay pending after a crash or an outage).
-      const pointers = await translated(() => pending().find({}).limit(SWEEP_BATCH).toArray());
+      const relayedMeanwhile: string[] = [];
       for (const p of pointers) {
         if (seen.has(p._id)) continue;
         const doc = await translated(() =>
@@ -367,7 +395,17 @@ export function createJournal(options: CreateJournalOptions): Journal {
         const entry = ((doc?.[JOURNAL_FIELD] as JournalEntry[] | undefined) ?? []).find(
           (e) => e.id === p._id,
         );
-        if (entry && matches(entry.target, filter)) records.push(toAuditRecord(entry, false));
+        if (!entry) relayedMeanwhile.push(p._id);
+        else if (matches(entry.target, filter)) records.push(toAuditRecord(entry, false));
+      }
+      // An entry relayed between the audit read and its document's read is in the audit now.
+      if (relayedMeanwhile.length > 0) {
+        const late = await translated(() =>
+          audit()
+            .find({ ...filterQuery(filter), _id: { $in: relayedMeanwhile as never[] } })
+            .toArray(),
+        );
+        records.push(...late.map(toRecord));
       }
       records.sort((a, b) => a.at.getTime() - b.at.getTime() || (a.seq ?? 0) - (b.seq ?? 0));
       return records.slice(0, limit);

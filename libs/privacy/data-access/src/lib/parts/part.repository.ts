@@ -61,10 +61,15 @@ export interface CreatePartRepositoryOptions {
  * Parties, keyed by partKode (the document id, so "exists" is the database's own duplicate key).
  * Every write carries its audit entry in the same single-document write (see the journal).
  */
+
+/** The model (registered once per connection), with the indexes its schema declares. */
+export function partModel(connection: Connection) {
+  return modelOf<PartDocument>(connection, 'PrivacyPart', partSchema);
+}
 export function createPartRepository(options: CreatePartRepositoryOptions) {
   const { connection, journal } = options;
   const now = options.now ?? (() => new Date());
-  const Parts = modelOf<PartDocument>(connection, 'PrivacyPart', partSchema);
+  const Parts = partModel(connection);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Parts.collection as unknown as Collection<PartDocument>;
 

@@ -71,15 +71,15 @@ export interface CreateRepresentationRepositoryOptions {
   journal: Journal;
 }
 
+/** The model (registered once per connection), with the indexes its schema declares. */
+export function representationModel(connection: Connection) {
+  return modelOf<RepresentationDocument>(connection, 'PrivacyRepresentation', representationSchema);
+}
 export function createRepresentationRepository(
   options: CreateRepresentationRepositoryOptions,
 ): RepresentationRepository {
   const { connection, journal } = options;
-  const Representation = modelOf<RepresentationDocument>(
-    connection,
-    'PrivacyRepresentation',
-    representationSchema,
-  );
+  const Representation = representationModel(connection);
   const collection = () => connection.collection<RepresentationDocument>(REPRESENTATION_COLLECTION);
 
   return {

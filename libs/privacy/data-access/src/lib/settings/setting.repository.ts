@@ -129,11 +129,18 @@ export interface CreateSettingRepositoryOptions {
   historyLimit?: number;
 }
 
+/** The settings' and proofs' models (registered once per connection), with their indexes. */
+export function settingModels(connection: Connection) {
+  return {
+    Settings: modelOf(connection, 'PrivacySetting', settingSchema),
+    Proofs: modelOf(connection, 'PrivacyProof', proofSchema),
+  };
+}
+
 export function createSettingRepository(options: CreateSettingRepositoryOptions) {
   const { connection, journal } = options;
   const historyLimit = options.historyLimit ?? SETTING_HISTORY_LIMIT;
-  const Settings = modelOf(connection, 'PrivacySetting', settingSchema);
-  const Proofs = modelOf(connection, 'PrivacyProof', proofSchema);
+  const { Settings, Proofs } = settingModels(connection);
   const settings = Settings.collection as unknown as Collection<SettingDocument>;
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'db-indexes',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};

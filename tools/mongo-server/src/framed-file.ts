@@ -1,0 +1,93 @@
+// Reads a file of length-prefixed frames (the data file's BSON documents, the journal's records) in
+// chunks of 8 MiB, each read into a buffer of its own, so that loading a large file does not need
+// it whole in memory at once; `onFrame` gets a view into a chunk (which it may keep).
+import { promises as fs } from 'node:fs';
+
+/**
+ * What the bytes at `at` are: a complete, valid frame (its length), the start of one that needs more
+ * bytes, or bytes that are not a frame.
+ */
+export type FrameCheck = (buf: Buffer, at: number, available: number) => number | 'more' | 'bad';
+
+export interface FramesRead {
+  /** File offset just after the last good frame. */
+  end: number;
+  size: number;
+  /** 'eof': the file ends after a good frame; 'incomplete': it ends inside one; 'bad': not a frame. */
+  stop: 'eof' | 'incomplete' | 'bad';
+}
+
+const CHUNK = 8 * 1024 * 1024;
+
+export async function readFrames(
+  file: string,
+  check: FrameCheck,
+  onFrame: (frame: Buffer, offset: number) => void,
+): Promise<FramesRead> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    let buf = Buffer.alloc(0);
+    let bufStart = 0; // file offset of buf[0]
+    let at = 0;
+    let readPos = 0;
+    for (;;) {
+      for (;;) {
+        const r = check(buf, at, buf.length - at);
+        if (r === 'bad') return { end: bufStart + at, size, stop: 'bad' };
+        if (r === 'more') break;
+        onFrame(buf.subarray(at, at + r), bufStart + at);
+        at += r;
+      }
+      if (readPos >= size) {
+        return { end: bufStart + at, size, stop: at === buf.length ? 'eof' : 'incomplete' };
+      }
+      const rest = buf.length - at;
+      const next = Buffer.allocUnsafe(rest + Math.min(CHUNK, size - readPos));
+      buf.copy(next, 0, at);
+      const { bytesRead } = await handle.read(next, rest, next.length - rest, readPos);
+      if (bytesRead === 0) return { end: bufStart + at, size, stop: 'incomplete' };
+      readPos += bytesRead;
+      bufStart += at;
+      buf = next.subarray(0, rest + bytesRead);
+      at = 0;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The bytes of `file` from `offset` to its end. */
+export async function readFrom(file: string, offset: number): Promise<Buffer> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const buf = Buffer.alloc(Math.max(0, size - offset));
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await handle.read(buf, got, buf.length - got, offset + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync of a directory, so that a file created, renamed or removed in it stays so after a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await fs.open(dir, 'r');
+  } catch {
+    return; // not every platform lets a directory be opened; best effort there
+  }
+  try {
+    await handle.sync();
+  } catch {
+    /* directory fsync unsupported here */
+  } finally {
+    await handle.close();
+  }
+}
