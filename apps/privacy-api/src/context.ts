@@ -1,4 +1,5 @@
 import {
+  announceChanges,
   createDefinitionRepository,
   createGrantRepository,
   createInclusionRepository,
@@ -103,8 +104,15 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
     journal,
     parts: createPartRepository(repositoryOptions),
-    definitions: createDefinitionRepository(repositoryOptions),
-    grants: createGrantRepository(repositoryOptions),
+    // Changes are announced to the other instances (see followCacheInvalidations in main.ts).
+    definitions: createDefinitionRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(nats, 'definition', logger),
+    }),
+    grants: createGrantRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(nats, 'grant', logger),
+    }),
     inclusions: createInclusionRepository({ connection, journal }),
     representation: createRepresentationRepository({ connection, journal }),
     settings: createSettingRepository({ connection, journal }),

@@ -17,7 +17,12 @@ import { LRUCache } from 'lru-cache';
 import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import { hasCaller, newCaller, setCaller, type Caller } from './caller';
-import { createDpopVerifier, ProofError, type DpopOptions } from './dpop';
+import {
+  createDpopVerifier,
+  ProofError,
+  ReplayStoreUnavailableError,
+  type DpopOptions,
+} from './dpop';
 import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
 
 export type JwksSource =
@@ -365,6 +370,18 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           nowMs: now(),
         });
       } catch (err) {
+        if (err instanceof ReplayStoreUnavailableError) {
+          // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
+          // identity provider's keys being unreachable).
+          log?.warn({ reason: err.message }, 'DPoP proof not checked: the replay store is down');
+          throw new AppError({
+            code: UNAVAILABLE_CODE,
+            status: 500,
+            message: 'The DPoP proof cannot be checked for replay now; try again later',
+            category: 'unavailable',
+            expose: true,
+          });
+        }
         if (!(err instanceof ProofError)) throw err;
         log?.debug({ reason: err.message }, 'DPoP proof refused');
         throw unauthenticated(err.message, {
