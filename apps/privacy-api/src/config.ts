@@ -29,6 +29,14 @@ export const privacyApiConfigSchema = z.object({
   /** Where the issuer's signing keys are: a JWKS URL or a JWKS file (one of them in production). */
   PRIVACY_AUTH_JWKS_URL: z.url().optional(),
   PRIVACY_AUTH_JWKS_FILE: z.string().min(1).optional(),
+  /**
+   * Where DPoP proofs' jtis are remembered against replay: `memory` (this instance only: enough
+   * for one instance) or `nats` (a JetStream key-value bucket every instance shares; while NATS is
+   * down, DPoP requests are refused with EPVK-100503 rather than accepted unchecked).
+   */
+  PRIVACY_DPOP_REPLAY_STORE: z
+    .enum(['memory', 'nats'], { error: 'expected memory or nats' })
+    .default('memory'),
 });
 
 export type PrivacyApiConfig = z.infer<typeof privacyApiConfigSchema>;

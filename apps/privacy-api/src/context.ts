@@ -1,4 +1,5 @@
 import {
+  announceChanges,
   createDefinitionRepository,
   createGrantRepository,
   createInclusionRepository,
@@ -16,7 +17,7 @@ import {
   type SettingRepository,
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
-import type { NatsConnection } from '@nhp/shared-messaging';
+import type { NatsConnection, StreamSpec } from '@nhp/shared-messaging';
 import type { Connection } from 'mongoose';
 
 /** Behaviour the configuration decides (resolved from PRIVACY_* in main.ts; tests set them). */
@@ -77,6 +78,8 @@ export interface CreatePrivacyContextInput {
   cacheTtlMs?: number;
   /** Journal sweep period (default 5 s). */
   journalSweepIntervalMs?: number;
+  /** PRIVACY_EVENTS as configured (NATS_STREAM_REPLICAS); default privacyEventsStreamSpec. */
+  eventStream?: StreamSpec;
 }
 
 export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyContext {
@@ -90,7 +93,7 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
     // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
-    publish: createSettingEventPublisher({ nats, logger }),
+    publish: createSettingEventPublisher({ nats, logger, stream: input.eventStream }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {
@@ -101,8 +104,15 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
     journal,
     parts: createPartRepository(repositoryOptions),
-    definitions: createDefinitionRepository(repositoryOptions),
-    grants: createGrantRepository(repositoryOptions),
+    // Changes are announced to the other instances (see followCacheInvalidations in main.ts).
+    definitions: createDefinitionRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(nats, 'definition', logger),
+    }),
+    grants: createGrantRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(nats, 'grant', logger),
+    }),
     inclusions: createInclusionRepository({ connection, journal }),
     representation: createRepresentationRepository({ connection, journal }),
     settings: createSettingRepository({ connection, journal }),

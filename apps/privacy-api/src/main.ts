@@ -1,5 +1,9 @@
 import { createPrivacyAuth, privacyAuthOptionsFromConfig } from '@nhp/privacy-auth';
-import { privacyEventsStreamSpec, registerPrivacyModels } from '@nhp/privacy-data-access';
+import {
+  followCacheInvalidations,
+  privacyEventsStreamSpec,
+  registerPrivacyModels,
+} from '@nhp/privacy-data-access';
 import { loadConfigOrExit } from '@nhp/shared-config';
 import { listen, closeServer } from '@nhp/shared-http';
 import { createHealth } from '@nhp/shared-health';
@@ -7,8 +11,10 @@ import { createLogger } from '@nhp/shared-logger';
 import {
   connectNats,
   drainNats,
+  lazyOnceStore,
   natsIsConnected,
   provisionStreams,
+  withReplicas,
   type NatsConnection,
 } from '@nhp/shared-messaging';
 import {
@@ -27,6 +33,9 @@ import { createPrivacyContext } from './context';
 
 /** How long start-up waits for NATS (and the stream) before it serves without them. */
 const NATS_START_WAIT_MS = 5000;
+/** How far a DPoP proof's iat may be from now (either way); its jti is remembered twice as long. */
+const DPOP_PROOF_WINDOW_SEC = 60;
+const DPOP_REPLAY_BUCKET = 'privacy_dpop_jti';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(privacyApiConfigSchema);
@@ -35,8 +44,24 @@ async function main(): Promise<void> {
     level: config.LOG_LEVEL,
     pretty: config.LOG_PRETTY,
   });
+  // NATS, once connected (in the background, below).
+  let nats: NatsConnection | undefined;
+  const eventStream = withReplicas(privacyEventsStreamSpec, config.NATS_STREAM_REPLICAS);
+  // Several instances behind a load balancer share proofs' jtis in a JetStream key-value bucket.
+  const replayStore =
+    config.PRIVACY_DPOP_REPLAY_STORE === 'nats'
+      ? lazyOnceStore(() => nats, natsIsConnected, {
+          bucket: DPOP_REPLAY_BUCKET,
+          ttlMs: 2 * DPOP_PROOF_WINDOW_SEC * 1000,
+          replicas: config.NATS_STREAM_REPLICAS,
+        })
+      : undefined;
   // Before any connection: a bad authentication setup is a configuration error, reported at once.
-  const auth = createPrivacyAuth(await privacyAuthOptionsFromConfig(config, { logger }));
+  const authOptions = await privacyAuthOptionsFromConfig(config, { logger });
+  const auth = createPrivacyAuth({
+    ...authOptions,
+    dpop: { iatWindowSec: DPOP_PROOF_WINDOW_SEC, sharedReplayStore: replayStore },
+  });
 
   const mongo = await connectMongo({
     ...mongoOptionsFromConfig(config),
@@ -47,29 +72,11 @@ async function main(): Promise<void> {
   // definition index above all): built here, or checked when an operator builds them.
   registerPrivacyModels(mongo);
   await prepareIndexes(mongo, { ensure: config.MONGO_ENSURE_INDEXES, logger });
-  // NATS in the background: privacy-api serves without it (events wait in the journal), but it
-  // waits a moment at start so that, NATS being up, the PRIVACY_EVENTS stream exists before the
-  // first /health 200 and a downstream service can add its durable consumer at once.
-  let nats: NatsConnection | undefined;
-  let streamsReady = false;
-  const stopNats = new AbortController();
-  const natsReady = connectNats({ servers: config.NATS_URL, name: 'privacy-api', logger }).then(
-    async (nc) => {
-      if (stopNats.signal.aborted) return void (await drainNats(nc));
-      nats = nc;
-      await provisionStreams(nc, [privacyEventsStreamSpec], { logger, signal: stopNats.signal });
-      streamsReady = true;
-    },
-  );
-  natsReady.catch((err: unknown) => {
-    if (!stopNats.signal.aborted) logger.error({ err }, 'nats set-up failed');
-  });
-  await Promise.race([natsReady.catch(() => undefined), delay(NATS_START_WAIT_MS)]);
-
   const context = createPrivacyContext({
     logger,
     connection: mongo,
     nats: () => nats,
+    eventStream,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),
@@ -78,6 +85,30 @@ async function main(): Promise<void> {
       trustProxy: config.HTTP_TRUST_PROXY,
     },
   });
+  // NATS in the background: privacy-api serves without it (events wait in the journal), but it
+  // waits a moment at start so that, NATS being up, the PRIVACY_EVENTS stream exists before the
+  // first /health 200 and a downstream service can add its durable consumer at once.
+  let streamsReady = false;
+  const stopNats = new AbortController();
+  const natsReady = connectNats({ servers: config.NATS_URL, name: 'privacy-api', logger }).then(
+    async (nc) => {
+      if (stopNats.signal.aborted) return void (await drainNats(nc));
+      nats = nc;
+      // Another instance's grant or definition change drops this one's cached copy at once.
+      followCacheInvalidations(nc, context, logger);
+      await provisionStreams(nc, [eventStream], { logger, signal: stopNats.signal });
+      // Opened again on demand when this fails (DPoP requests are refused meanwhile).
+      await replayStore?.open().catch((err: unknown) => {
+        logger.warn({ err }, 'DPoP replay bucket not ready yet');
+      });
+      streamsReady = true;
+    },
+  );
+  natsReady.catch((err: unknown) => {
+    if (!stopNats.signal.aborted) logger.error({ err }, 'nats set-up failed');
+  });
+  await Promise.race([natsReady.catch(() => undefined), delay(NATS_START_WAIT_MS)]);
+
   await ensureBuiltIns(context);
   context.journal.start();
 
@@ -125,7 +156,7 @@ async function main(): Promise<void> {
       },
       { name: 'mongo', run: () => closeMongo(mongo) },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main().catch((err: unknown) => {

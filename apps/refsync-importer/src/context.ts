@@ -22,6 +22,8 @@ import {
   drainNats,
   ensureStream,
   natsIsConnected,
+  provisionStreams,
+  withReplicas,
   type NatsConnection,
 } from '@nhp/shared-messaging';
 import { connectMongo, mongoOptionsFromConfig, prepareIndexes } from '@nhp/shared-persistence';
@@ -76,6 +78,11 @@ export async function createImporterContext(options: ImporterContextOptions) {
 
   let nc: NatsConnection | undefined;
   let natsClosed = false;
+  const stopProvisioning = new AbortController();
+  // REFSYNC_EVENTS with the configured replicas, provisioned as soon as NATS is there (so that a
+  // downstream consumer can be added before the first sync), and again before a publish after a
+  // failure (the stream may have been lost with a NATS server).
+  const stream = withReplicas(refsyncStreamSpec, config.NATS_STREAM_REPLICAS);
   const natsReady = (
     options.connectToNats === false
       ? Promise.resolve(undefined)
@@ -88,6 +95,16 @@ export async function createImporterContext(options: ImporterContextOptions) {
         return undefined;
       }
       nc = connection;
+      void provisionStreams(connection, [stream], {
+        logger,
+        signal: stopProvisioning.signal,
+      }).then(
+        () => {
+          streamReady = true;
+          publisher.kick();
+        },
+        () => undefined,
+      );
       publisher.kick();
       return connection;
     })
@@ -104,12 +121,9 @@ export async function createImporterContext(options: ImporterContextOptions) {
     ...options.publishBackoff,
     prepare: async (connection) => {
       if (streamReady) return;
-      await ensureStream(connection, refsyncStreamSpec);
+      await ensureStream(connection, stream);
       streamReady = true;
-      logger.info(
-        { stream: refsyncStreamSpec.name, subjects: refsyncStreamSpec.subjects },
-        'JetStream stream ready',
-      );
+      logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
     },
     onError: () => {
       // The stream may have been lost with a NATS server; provision it again before the next try.
@@ -154,6 +168,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
     natsReady,
     async close(): Promise<void> {
       natsClosed = true;
+      stopProvisioning.abort();
       await publisher.stop();
       await drainNats(nc);
       await conn.close();

@@ -1,11 +1,13 @@
 import { userInfo } from 'node:os';
 import {
+  announceChanges,
   createDefinitionRepository,
   createGrantRepository,
   createJournal,
   createPartRepository,
 } from '@nhp/privacy-data-access';
 import { createLogger } from '@nhp/shared-logger';
+import { drainNats, tryConnectNats } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import {
   CommandError,
@@ -20,6 +22,7 @@ export { COMMANDS };
 export type { Io };
 
 const DEFAULT_MONGO_URL = 'mongodb://127.0.0.1:27017/nhp';
+const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
 export function usage(commands: readonly AdminCommand[] = COMMANDS): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -51,17 +54,31 @@ async function openStore(io: Io): Promise<AdminStore & { close(): Promise<void> 
     appName: 'privacy-admin',
   });
   const journal = createJournal({ connection, logger });
+  // NATS, when reachable, carries the announcement of a changed grant or definition, so that
+  // every running privacy-api instance drops its cached copy at once; without it they see the
+  // change within their cache's time-to-live (5 s).
+  const nats = await tryConnectNats({
+    servers: io.env['NATS_URL'] || DEFAULT_NATS_URL,
+    name: 'privacy-admin',
+  });
   const repositoryOptions = { connection, journal, cacheTtlMs: 0 };
   return {
     connection,
     journal,
     parts: createPartRepository(repositoryOptions),
-    definitions: createDefinitionRepository(repositoryOptions),
-    grants: createGrantRepository(repositoryOptions),
+    definitions: createDefinitionRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(() => nats, 'definition', logger),
+    }),
+    grants: createGrantRepository({
+      ...repositoryOptions,
+      onChanged: announceChanges(() => nats, 'grant', logger),
+    }),
     audit: { actor: { kind: 'admin', id: actorId() } },
     async close() {
       // The audit records of this run's writes are relayed before the connection closes.
       await journal.idle();
+      await drainNats(nats);
       await closeMongo(connection);
     },
   };

@@ -56,7 +56,7 @@ describe('privacy-admin import-representation', () => {
     const code = await run(['import-representation', file], {
       out: (t) => (out += t),
       err: (t) => (err += t),
-      env: { MONGO_URL: infra.get().mongoUri, NODE_ENV: 'test', ...env },
+      env: { MONGO_URL: infra.get().mongoUri, NATS_URL: infra.get().natsUrl, NODE_ENV: 'test', ...env },
     });
     return { code, out, err };
   }
@@ -150,7 +150,7 @@ describe('privacy-admin import-representation', () => {
     const io = {
       out: () => undefined,
       err: () => undefined,
-      env: { MONGO_URL: infra.get().mongoUri },
+      env: { MONGO_URL: infra.get().mongoUri, NATS_URL: infra.get().natsUrl },
     };
     expect(await run(['import-representation'], io)).toBe(2);
     expect(await run(['import-representation', 'a', 'b'], io)).toBe(2);

@@ -1,8 +1,11 @@
+import { connect } from '@nats-io/transport-node';
 import {
   AUDIT_COLLECTION,
   createJournal,
   createPartRepository,
+  grantId,
   GRANTS_COLLECTION,
+  PRIVACY_CACHE_SUBJECT,
 } from '@nhp/privacy-data-access';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
@@ -19,7 +22,7 @@ async function admin(...argv: string[]) {
   const code = await run(argv, {
     out: (t) => (out += t),
     err: (t) => (err += t),
-    env: { MONGO_URL: infra.get().mongoUri },
+    env: { MONGO_URL: infra.get().mongoUri, NATS_URL: infra.get().natsUrl },
   });
   return { code, out, err };
 }
@@ -126,6 +129,31 @@ describe('privacy-admin', () => {
         .collection(AUDIT_COLLECTION)
         .countDocuments({ 'target.partKode': 'sykehus' }),
     ).toBe(4);
+  });
+
+  it('when a grant is given or revoked, then the change is announced to running privacy-api instances over NATS', async () => {
+    const nc = await connect({ servers: infra.get().natsUrl });
+    try {
+      const heard: unknown[] = [];
+      const sub = nc.subscribe(PRIVACY_CACHE_SUBJECT, {
+        callback: (_e, m) => {
+          heard.push(m.json());
+        },
+      });
+      await nc.flush();
+      expect((await admin('grant', '--client', 'announced', '--part', 'kommune')).code).toBe(0);
+      expect((await admin('revoke', '--client', 'announced', '--part', 'kommune')).code).toBe(0);
+      await nc.flush();
+      for (let i = 0; i < 50 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      sub.unsubscribe();
+      const key = grantId('announced', 'kommune');
+      expect(heard).toEqual([
+        { kind: 'grant', key },
+        { kind: 'grant', key },
+      ]);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('when the audit of a citizen has nothing, then it says so', async () => {

@@ -42,6 +42,19 @@ export class ProofError extends Error {
   override readonly name = 'ProofError';
 }
 
+/** The shared replay store could not be asked: the proof can be neither accepted nor refused. */
+export class ReplayStoreUnavailableError extends Error {
+  override readonly name = 'ReplayStoreUnavailableError';
+}
+
+/**
+ * Proofs' jtis shared by every instance behind a load balancer (PRIVACY_DPOP_REPLAY_STORE=nats):
+ * `claim` answers true for the first claim of a key within the proof window, false after.
+ */
+export interface SharedReplayStore {
+  claim(key: string): Promise<boolean>;
+}
+
 export interface DpopOptions {
   /** How far `iat` may be from now, either way (seconds). Default 60. */
   iatWindowSec?: number;
@@ -49,6 +62,11 @@ export interface DpopOptions {
   replayCacheSize?: number;
   /** Checked proof headers (with their imported public keys) kept ready. Default 1000. */
   keyCacheSize?: number;
+  /**
+   * Asked after the local cache, for proofs no instance may accept twice. Without it a proof is
+   * refused as a replay only by the instance that saw it (one instance: enough).
+   */
+  sharedReplayStore?: SharedReplayStore;
 }
 
 export interface ProofInput {
@@ -297,5 +315,21 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     }
     // A proof stays acceptable while its iat is within the window, so its jti is remembered as long.
     seen.set(replayKey, iat * 1000 + windowMs);
+    const shared = options.sharedReplayStore;
+    if (shared) {
+      // The key is a hash: bucket keys allow few characters, and a jti is the client's choice.
+      const key = createHash('sha256').update(replayKey).digest('base64url');
+      let first: boolean;
+      try {
+        first = await shared.claim(key);
+      } catch (err) {
+        // Not accepted: a retry of this proof must not meet our own mark.
+        seen.delete(replayKey);
+        throw new ReplayStoreUnavailableError(
+          `The DPoP replay store cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      if (!first) throw new ProofError('The DPoP proof has been used before');
+    }
   };
 }

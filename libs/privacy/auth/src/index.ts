@@ -21,7 +21,7 @@ export {
   loadDevKey,
   type DevKey,
 } from './dev-key';
-export { htuOf, type DpopOptions } from './dpop';
+export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
 export {
   ACCEPTED_ALGS,
   REFUSED_CODE,

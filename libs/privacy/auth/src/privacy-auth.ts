@@ -17,7 +17,12 @@ import { LRUCache } from 'lru-cache';
 import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import { hasCaller, newCaller, setCaller, type Caller } from './caller';
-import { createDpopVerifier, ProofError, type DpopOptions } from './dpop';
+import {
+  createDpopVerifier,
+  ProofError,
+  ReplayStoreUnavailableError,
+  type DpopOptions,
+} from './dpop';
 import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
 
 export type JwksSource =
@@ -160,12 +165,17 @@ function scopesOf(claim: unknown): Set<string> {
   throw new ClaimError('scope is neither a JSON array of strings nor a space-separated string');
 }
 
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
 function optionalString(payload: JWTPayload, name: string): string | undefined {
   const value = payload[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length === 0) {
     throw new ClaimError(`${name} is not a non-empty string`);
   }
+  // A JSON escape of half a surrogate pair is not text: client_id is URI-encoded into grant keys
+  // (encodeURIComponent throws on it), so such a claim is malformed, not a server error.
+  if (UNPAIRED_SURROGATE.test(value)) throw new ClaimError(`${name} is not text`);
   return value;
 }
 
@@ -360,6 +370,18 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           nowMs: now(),
         });
       } catch (err) {
+        if (err instanceof ReplayStoreUnavailableError) {
+          // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
+          // identity provider's keys being unreachable).
+          log?.warn({ reason: err.message }, 'DPoP proof not checked: the replay store is down');
+          throw new AppError({
+            code: UNAVAILABLE_CODE,
+            status: 500,
+            message: 'The DPoP proof cannot be checked for replay now; try again later',
+            category: 'unavailable',
+            expose: true,
+          });
+        }
         if (!(err instanceof ProofError)) throw err;
         log?.debug({ reason: err.message }, 'DPoP proof refused');
         throw unauthenticated(err.message, {

@@ -1,6 +1,12 @@
 export * from './lib/journal';
 export { registerPrivacyModels } from './lib/models';
 export {
+  announceChanges,
+  followCacheInvalidations,
+  PRIVACY_CACHE_SUBJECT,
+  type CachedKind,
+} from './lib/cache-invalidation';
+export {
   createInclusionRepository,
   INCLUSIONS_COLLECTION,
   type CreateInclusionRepositoryOptions,

@@ -4,6 +4,7 @@ import {
   envDurationMs,
   envInt,
   envUrl,
+  envUrlList,
   envWriteConcern,
   logLevelSchema,
   nodeEnvSchema,
@@ -61,7 +62,16 @@ export const commonEnvShape = {
     protocols: ['mongodb', 'mongodb+srv'],
     default: 'mongodb://127.0.0.1:27017/nhp',
   }),
-  NATS_URL: envUrl({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
+  /** One server or a comma-separated list (a cluster's seed servers). */
+  NATS_URL: envUrlList({
+    protocols: ['nats', 'tls', 'ws', 'wss'],
+    default: 'nats://127.0.0.1:4222',
+  }),
+  /**
+   * Replicas of every JetStream stream and key-value bucket the apps create (1 for a single NATS
+   * server, 3 for a three-node cluster). A change is applied to existing streams at start.
+   */
+  NATS_STREAM_REPLICAS: envInt({ min: 1, max: 5, default: 1 }),
   /**
    * The write concern of every write of record (shared-persistence applies it to the connection):
    * acknowledged means durable, so the default is a majority of the replica set with the journal.

@@ -110,6 +110,31 @@ export function envUrl(options: EnvUrlOptions = {}) {
   return options.default === undefined ? schema : schema.default(options.default);
 }
 
+/**
+ * One URL or a comma-separated list of them (a cluster's seed servers, as NATS clients take them),
+ * each checked like `envUrl`; kept as the string the operator wrote.
+ */
+export function envUrlList(options: EnvUrlOptions = {}) {
+  const protocols = options.protocols;
+  const expectation = `one or more comma-separated ${
+    protocols?.length ? `URLs starting with ${protocols.map((p) => `${p}://`).join(' or ')}` : 'URLs'
+  }`;
+  const schema = fromString(
+    (raw) => {
+      const urls = raw.split(',').map((u) => u.trim());
+      const ok = urls.every((u) => {
+        if (!URL.canParse(u)) return false;
+        const scheme = new URL(u).protocol.slice(0, -1);
+        return !protocols || protocols.includes(scheme);
+      });
+      return ok ? urls.join(',') : undefined;
+    },
+    expectation,
+    true,
+  );
+  return options.default === undefined ? schema : schema.default(options.default);
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses "1500", "1500ms", "10s", "2m" or "1h" to milliseconds; undefined when it is none of these. */

@@ -5,6 +5,7 @@ export {
   envInt,
   envPort,
   envUrl,
+  envUrlList,
   envWriteConcern,
   logLevelSchema,
   LOG_LEVELS,

@@ -94,6 +94,7 @@ describe('commonEnvShape', () => {
       LOG_PRETTY: false,
       MONGO_URL: 'mongodb://127.0.0.1:27017/nhp',
       NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_STREAM_REPLICAS: 1,
       MONGO_WRITE_CONCERN: { w: 'majority', journal: true },
       MONGO_SERVER_SELECTION_TIMEOUT_MS: 1000,
       SHUTDOWN_TIMEOUT_MS: 10_000,
@@ -132,6 +133,19 @@ describe('commonEnvShape', () => {
     expect(() => parseEnv(schema, { HTTP_MAX_CONNECTIONS: '0' })).toThrow(
       'HTTP_MAX_CONNECTIONS: expected integer >= 1, got "0"',
     );
+  });
+
+  it('when NATS_URL lists several servers, then each is checked and the list is kept; NATS_STREAM_REPLICAS is 1-5', () => {
+    const env = (vars: Record<string, string>) => parseEnv(schema, vars);
+    expect(env({ NATS_URL: 'nats://a:4222, nats://b:4222,tls://c:4222' }).NATS_URL).toBe(
+      'nats://a:4222,nats://b:4222,tls://c:4222',
+    );
+    expect(() => env({ NATS_URL: 'nats://a:4222,http://b' })).toThrow(
+      /NATS_URL: expected one or more/,
+    );
+    expect(() => env({ NATS_URL: 'nats://a:4222,' })).toThrow(/NATS_URL/);
+    expect(env({ NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    expect(() => env({ NATS_STREAM_REPLICAS: '0' })).toThrow(/NATS_STREAM_REPLICAS/);
   });
 
   it('when MONGO_WRITE_CONCERN is set, then w, j and wtimeoutMS are read, and an unacknowledged or unknown form is refused', () => {

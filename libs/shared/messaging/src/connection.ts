@@ -68,6 +68,27 @@ async function watchStatus(nc: NatsConnection, logger: Logger): Promise<void> {
   }
 }
 
+/**
+ * One attempt to connect, for a short-lived command that can do without NATS (it only announces
+ * something): undefined when no server answers within `timeoutMs`, never an endless wait.
+ */
+export async function tryConnectNats(options: {
+  servers: string | string[];
+  name: string;
+  timeoutMs?: number;
+}): Promise<NatsConnection | undefined> {
+  try {
+    return await connect({
+      servers: toServerList(options.servers),
+      name: options.name,
+      timeout: options.timeoutMs ?? 2000,
+      reconnect: false,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Readiness check: true while the client holds a live connection to a server. */
 export function natsIsConnected(nc: NatsConnection | undefined): boolean {
   if (!nc || nc.isClosed()) return false;

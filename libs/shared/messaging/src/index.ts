@@ -1,7 +1,14 @@
-export { connectNats, drainNats, natsIsConnected, type ConnectNatsOptions } from './connection';
+export {
+  connectNats,
+  drainNats,
+  natsIsConnected,
+  tryConnectNats,
+  type ConnectNatsOptions,
+} from './connection';
 export {
   ensureStream,
   provisionStreams,
+  withReplicas,
   type ProvisionStreamsOptions,
   type StreamSpec,
 } from './stream';
@@ -17,3 +24,14 @@ export {
 } from './cloudevents';
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 export { MESSAGING_UNAVAILABLE, publishFailed } from './errors';
+export {
+  lazyOnceStore,
+  openOnceStore,
+  type OnceStore,
+  type OpenOnceStoreOptions,
+} from './once-store';
+export {
+  announceInvalidation,
+  listenForInvalidations,
+  type Invalidation,
+} from './invalidation';

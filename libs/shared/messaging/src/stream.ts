@@ -16,6 +16,13 @@ export interface StreamSpec {
   /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate. */
   duplicateWindowMs: number;
   maxAgeMs: number;
+  /** Copies kept in a cluster (NATS_STREAM_REPLICAS); default 1. */
+  replicas?: number;
+}
+
+/** The spec with the configured replica count (NATS_STREAM_REPLICAS). */
+export function withReplicas(spec: StreamSpec, replicas: number): StreamSpec {
+  return { ...spec, replicas };
 }
 
 /** NATS server error code JSStreamNameExistErr; nats.js names only a few codes. */
@@ -37,6 +44,7 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
     storage: spec.storage === 'file' ? StorageType.File : StorageType.Memory,
     duplicate_window: nanos(spec.duplicateWindowMs),
     max_age: nanos(spec.maxAgeMs),
+    num_replicas: spec.replicas ?? 1,
   };
   try {
     const existing = await jsm.streams.info(spec.name);
@@ -44,13 +52,16 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
       existing.config.storage === config.storage &&
       existing.config.duplicate_window === config.duplicate_window &&
       existing.config.max_age === config.max_age &&
+      existing.config.num_replicas === config.num_replicas &&
       [...existing.config.subjects].sort().join(',') === [...config.subjects].sort().join(',');
     if (same) return existing;
-    // Storage type cannot change on a live stream; the server rejects that with a clear error.
+    // Updated in place, never recreated (its messages and consumers stay). Storage type cannot
+    // change on a live stream; the server rejects that with a clear error.
     return await jsm.streams.update(spec.name, {
       subjects: config.subjects,
       duplicate_window: config.duplicate_window,
       max_age: config.max_age,
+      num_replicas: config.num_replicas,
     });
   } catch (err) {
     if (!isStreamNotFound(err)) throw err;

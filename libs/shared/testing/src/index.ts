@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 export { startTestInfra, useTestInfra, withDatabase, type TestInfra } from './infra';
 export {
   NatsServerNotFoundError,
@@ -12,6 +14,7 @@ export {
 } from './mongo-process';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
+export { FAULT_SECRETS } from './process-fault-secrets';
 export {
   startAppProcess,
   type AppExit,
@@ -19,3 +22,9 @@ export {
   type StartAppProcessOptions,
 } from './app-process';
 export { waitFor, type WaitForOptions } from './wait-for';
+
+/**
+ * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:
+ * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
+ */
+export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');

@@ -106,6 +106,11 @@ export interface CreateDefinitionRepositoryOptions {
    * replica is seen here within this time at most.
    */
   cacheTtlMs?: number;
+  /**
+   * Called with the key of each entry this repository changed, after the write: the app tells
+   * the other instances (an internal NATS subject), which `forget` it within a second.
+   */
+  onChanged?: (key: string) => void;
 }
 
 /**
@@ -266,7 +271,13 @@ export function createDefinitionRepository(options: CreateDefinitionRepositoryOp
       );
       cache?.delete(id);
       if (result.matchedCount === 0) throw privacyErrors.unknownDefinition();
+      options.onChanged?.(id);
       journal.flushSoon(DEFINITIONS_COLLECTION, id);
+    },
+
+    /** Drops one cached definition, when another instance announced a change of it. */
+    forget(definisjonGuid: string): void {
+      cache?.delete(normalise(definisjonGuid));
     },
 
     /** Forgets cached reads (tests that change definitions behind the repository's back). */

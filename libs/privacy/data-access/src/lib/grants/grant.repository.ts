@@ -67,6 +67,11 @@ export interface CreateGrantRepositoryOptions {
    * another replica) takes effect here within this time at most.
    */
   cacheTtlMs?: number;
+  /**
+   * Called with the key of each entry this repository changed, after the write: the app tells
+   * the other instances (an internal NATS subject), which `forget` it within a second.
+   */
+  onChanged?: (key: string) => void;
 }
 
 /**
@@ -142,6 +147,7 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
         ),
       );
       cache?.delete(id);
+      options.onChanged?.(id);
       journal.flushSoon(GRANTS_COLLECTION, id);
       return { clientId, partKode, ...rights, updatedAt: at };
     },
@@ -159,6 +165,7 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
       );
       cache?.delete(id);
       if (result.matchedCount === 0) return false;
+      options.onChanged?.(id);
       journal.flushSoon(GRANTS_COLLECTION, id);
       return true;
     },
@@ -177,6 +184,11 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
           .exec(),
       );
       return docs.map(toGrant);
+    },
+
+    /** Drops one cached answer (`grantId`), when another instance announced a change of it. */
+    forget(id: string): void {
+      cache?.delete(id);
     },
 
     clearCache(): void {

@@ -47,6 +47,8 @@ export interface SettingEventPublisherOptions {
   nats: () => NatsConnection | undefined;
   logger: Logger;
   ackTimeoutMs?: number;
+  /** The stream as configured (its replica count); default privacyEventsStreamSpec. */
+  stream?: StreamSpec;
 }
 
 /**
@@ -57,17 +59,15 @@ export interface SettingEventPublisherOptions {
  */
 export function createSettingEventPublisher(options: SettingEventPublisherOptions) {
   const { logger } = options;
+  const stream = options.stream ?? privacyEventsStreamSpec;
   let streamReady: Promise<unknown> | undefined;
 
   return async function publish(event: JournalEvent): Promise<void> {
     const nc = options.nats();
     if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
     try {
-      streamReady ??= ensureStream(nc, privacyEventsStreamSpec).then((info) => {
-        logger.info(
-          { stream: privacyEventsStreamSpec.name, subjects: privacyEventsStreamSpec.subjects },
-          'JetStream stream ready',
-        );
+      streamReady ??= ensureStream(nc, stream).then((info) => {
+        logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
         return info;
       });
       await streamReady;
