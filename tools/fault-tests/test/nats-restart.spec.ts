@@ -92,7 +92,7 @@ describe('when NATS is stopped and started again 20 times under load', () => {
       signal: cleanup.signal,
       random,
       deadlineMs: BACK_WITHIN_MS,
-      maxPauseMs: 1500,
+      maxPauseMs: 1000,
       stop: async (signal) => {
         await nats.kill(signal);
         natsDown = true;

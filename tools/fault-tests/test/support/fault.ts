@@ -188,7 +188,7 @@ export interface RestartCyclesOptions {
   serving(): Promise<boolean>;
   /** How long after the start the app must serve again. */
   deadlineMs: number;
-  /** Longest random pause between stop and start, and time up between cycles. Default 500/600. */
+  /** Longest random pause between stop and start, and time up between cycles. Default 500/400. */
   maxPauseMs?: number;
   maxUpMs?: number;
   /** After a missed deadline, how long to go on polling to tell slow from never. Default 15 s. */
@@ -231,7 +231,7 @@ export async function restartCycles(options: RestartCyclesOptions): Promise<Cycl
     }
     if (cycle.servingAfterMs === undefined || cycle.servingAfterMs > options.deadlineMs) break;
     await options.afterRecovery?.(i);
-    await sleep(Math.round(options.random.next() * (options.maxUpMs ?? 600)));
+    await sleep(Math.round(options.random.next() * (options.maxUpMs ?? 400)));
   }
   return done;
 }
