@@ -66,7 +66,7 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
     const random = seededRandom('privacy-api, MongoDB restarts');
 
     // Eight clients, each with its own citizens: a set, then a status check, and so on (with four,
-    // the unpatched driver got stuck in one run of three; with eight, in every run).
+    // the unpatched driver got stuck in one run of three; with eight, in five of six).
     const load = startLoad(8, async (client, n) => {
       const fnr = syntheticFnr(10_000 + client * 100 + (n % 10));
       if (n % 2 === 0) expectStatus(await privacy.set(fnr, n % 4 === 0), 200, 'set');
