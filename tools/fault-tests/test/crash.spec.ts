@@ -122,9 +122,9 @@ describe('when the database is killed in the middle of a burst of writes', () =>
       // not have been applied, but nothing else.
       const expectedAcked = mine.filter((a) => a.answer === 'endret').map((a) => a.aktiv);
       const lost = unanswered.get(fnr);
-      const withLost = lost === undefined ? [] : [...expectedAcked, lost];
-      const appliedAktiv = applied.map((h) => h.aktiv);
-      expect([expectedAcked, withLost]).toContainEqual(appliedAktiv);
+      const possible =
+        lost === undefined ? [expectedAcked] : [expectedAcked, [...expectedAcked, lost]];
+      expect(possible).toContainEqual(applied.map((h) => h.aktiv));
       if (applied.length === 0) {
         expect(endret).toBe(0);
         continue;
