@@ -61,14 +61,19 @@ export interface RecoverResult {
 /** Changes per read + write round: bounds memory and request size for 100k-item change sets. */
 export const STAGE_BATCH_SIZE = 1000;
 
-/** The staging side of the write repository; driver errors are left for it to translate. */
+/** The staging side of the write repository. */
 export interface Staging {
+  /** Undoes whatever an uncommitted run left behind. Call first, while holding the importer lease. */
   recover(): Promise<RecoverResult>;
-  committedItems(
-    dataset: Dataset,
-    options?: { includeData?: boolean },
-  ): AsyncGenerator<CommittedItem | CommittedItemRef>;
+  /** The committed items of one dataset (tombstones included), streamed from a cursor. */
+  committedItems<D extends Dataset>(dataset: D): AsyncIterable<CommittedItem<D>>;
+  committedItems<D extends Dataset>(
+    dataset: D,
+    options: { includeData: false },
+  ): AsyncIterable<CommittedItemRef>;
+  /** `committedItems(dataset, { includeData: false })`: what a hash diff needs, nothing more. */
   committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef>;
+  /** Writes changes as version `nextVersion`, invisible to readers until `commit`. */
   stageChanges(
     nextVersion: number,
     dataset: Dataset,
@@ -77,7 +82,10 @@ export interface Staging {
   ): Promise<StageResult>;
 }
 
-/** `committedVersion` reads the state document's version (the single source of visibility). */
+/**
+ * `committedVersion` reads the state document's version (the single source of visibility). Driver
+ * errors are left for the write repository to translate.
+ */
 export function createStaging(conn: Connection, committedVersion: () => Promise<number>): Staging {
   const { Item } = refsyncModels(conn);
 
@@ -199,7 +207,7 @@ export function createStaging(conn: Connection, committedVersion: () => Promise<
   }
 
   return {
-    committedItems,
+    committedItems: committedItems as Staging['committedItems'],
     committedRefs: (dataset) =>
       committedItems(dataset, { includeData: false }) as AsyncIterable<CommittedItemRef>,
 

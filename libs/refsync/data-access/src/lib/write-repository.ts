@@ -6,14 +6,7 @@ import { refsyncStorageError, storageOperation, versionConflict } from './errors
 import { refsyncModels, STATE_ID } from './models';
 import { stateOutbox } from './outbox';
 import type { RefsyncState } from './read-repository';
-import {
-  createStaging,
-  type CommittedItem,
-  type CommittedItemRef,
-  type RecoverResult,
-  type StagedItemChange,
-  type StageResult,
-} from './staging';
+import { createStaging, type Staging } from './staging';
 
 /** The one outbox entry type is the sync's port; this repository stores it in the state document. */
 export type { OutboxEvent };
@@ -43,25 +36,9 @@ export interface PruneOptions {
   keepPublishedEvents?: number;
 }
 
-export interface RefsyncWriteRepository {
-  /** Undoes whatever an uncommitted run left behind. Call first, while holding the importer lease. */
-  recover(): Promise<RecoverResult>;
+/** Staging (./staging) and the state document: the commit and the outbox (./outbox). */
+export interface RefsyncWriteRepository extends Staging {
   readState(): Promise<RefsyncState>;
-  /** The committed items of one dataset (tombstones included), streamed from a cursor. */
-  committedItems<D extends Dataset>(dataset: D): AsyncIterable<CommittedItem<D>>;
-  committedItems<D extends Dataset>(
-    dataset: D,
-    options: { includeData: false },
-  ): AsyncIterable<CommittedItemRef>;
-  /** `committedItems(dataset, { includeData: false })`: what a hash diff needs, nothing more. */
-  committedRefs(dataset: Dataset): AsyncIterable<CommittedItemRef>;
-  /** Writes changes as version `nextVersion`, invisible to readers until `commit`. */
-  stageChanges(
-    nextVersion: number,
-    dataset: Dataset,
-    changes: Iterable<StagedItemChange>,
-    committedAt: Date,
-  ): Promise<StageResult>;
   /** Makes `nextVersion` visible and records its event, in one document write. */
   commit(input: CommitInput): Promise<void>;
   /** Records the event of a run that changed nothing; the version stays. Idempotent per event id. */
@@ -150,11 +127,7 @@ function createUntranslatedWriteRepository(conn: Connection): RefsyncWriteReposi
 
   return {
     readState,
-    recover: () => staging.recover(),
-    committedItems: staging.committedItems as RefsyncWriteRepository['committedItems'],
-    committedRefs: (dataset) => staging.committedRefs(dataset),
-    stageChanges: (nextVersion, dataset, changes, committedAt) =>
-      staging.stageChanges(nextVersion, dataset, changes, committedAt),
+    ...staging,
 
     async commit({ expectedVersion, nextVersion, committedAt, event }) {
       let matched: number;

@@ -2,23 +2,16 @@ import type { DocumentEntries, OutboxPointers } from '@nhp/shared-outbox';
 import { SWEEP_BATCH } from '@nhp/shared-outbox';
 import type { Collection, Document } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
-import type { AuditActor, AuditTarget, JournalEntry } from './entry';
+import type { AuditTarget, JournalEntry } from './entry';
 
 export const AUDIT_COLLECTION = 'privacy_audit';
 
 /** An audit record as stored and listed: the entry, with the id of the event it caused, if any. */
-export interface AuditRecord {
-  id: string;
-  at: Date;
-  seq: number;
-  actor: AuditActor;
-  operation: string;
-  target: AuditTarget;
-  requestId?: string;
+export type AuditRecord = Omit<JournalEntry, 'event'> & {
   eventId?: string;
   /** False while the record still waits in the changed document to be relayed. */
   relayed: boolean;
-}
+};
 
 export type AuditFilter = { fnr: string } | { definisjonGuid: string } | { partKode: string };
 
