@@ -64,7 +64,13 @@ export function documentEntries<E extends OutboxEntry>(
   const byId = (ref: DocumentRef) => ({ _id: ref.docId as never });
 
   async function read(ref: DocumentRef): Promise<Document[]> {
-    const doc = await collection(ref).findOne(byId(ref), { projection: { [field]: 1 } });
+    // Majority-committed entries only: on a replica set a sweep must not publish an entry whose
+    // write a failover could still roll back (an event for a change that does not exist). On a
+    // standalone this is the latest data; after our own majority-acknowledged write, it holds it.
+    const doc = await collection(ref).findOne(byId(ref), {
+      projection: { [field]: 1 },
+      readConcern: { level: 'majority' },
+    });
     return ((doc?.[field] as Document[] | undefined) ?? []).slice();
   }
 
