@@ -72,6 +72,11 @@ export interface NatsCluster {
     options?: { not?: NatsClusterNode; timeoutMs?: number },
   ): Promise<NatsClusterNode>;
   /**
+   * Moves `stream`'s leadership to `target`: steps the leader down (the other peers elect one of
+   * themselves at random) until `target` is elected, at most `attempts` times.
+   */
+  moveStreamLeader(stream: string, target: NatsClusterNode, attempts?: number): Promise<void>;
+  /**
    * Resolves once the cluster has converged: every node running and healthy (`/healthz`), and each
    * of `streams` led, with every replica current and online, and the same messages and last
    * sequence on every node. Rejects with what was still missing after `timeoutMs`.
@@ -414,6 +419,24 @@ export async function startNatsCluster(
         if (leader === opts.not) return `still ${leader.name}`;
         return leader;
       }),
+    async moveStreamLeader(stream, target, attempts = 30) {
+      await jsm();
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const leader = await cluster.waitForStreamLeader(stream);
+        if (leader === target) return;
+        const answer = await (admin as NatsConnection).request(
+          `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
+          '',
+          { timeout: 5000 },
+        );
+        const result = answer.json<{ success?: boolean; error?: { description?: string } }>();
+        if (!result.success) {
+          throw new Error(`step-down of ${stream} refused: ${result.error?.description}`);
+        }
+        await cluster.waitForStreamLeader(stream, { not: leader });
+      }
+      throw new Error(`${stream}'s leadership did not move to ${target.name}`);
+    },
     async waitForConverged(streams, timeoutMs = 60_000) {
       await poll('the cluster did not converge', timeoutMs, async () => {
         const down = nodes.filter((n) => !n.running).map((n) => n.name);
