@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createConnection } from 'node:net';
 import { jetstream, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { startNatsCluster, type NatsCluster } from '../src';
+import { startNatsCluster, type NatsCluster, type NatsClusterNode } from '../src';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -22,7 +22,7 @@ describe('a NATS JetStream cluster of three processes', () => {
     await cluster?.dispose();
   });
 
-  it('when it starts, then JetStream has a meta leader, NATS_URL lists every node, and a stream gets three replicas, one per node', async () => {
+  it('when it starts, then JetStream has a meta leader, NATS_URL lists every node, a stream gets three replicas, one per node, and its leadership can be moved', async () => {
     cluster = await startNatsCluster({ nodes: 3 });
     expect(cluster.url.split(',')).toEqual(cluster.nodes.map((n) => n.url));
     expect(new Set(cluster.nodes.map((n) => n.storeDir)).size).toBe(3);
@@ -41,6 +41,10 @@ describe('a NATS JetStream cluster of three processes', () => {
       [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].sort(),
     ).toEqual(['n1', 'n2', 'n3']);
     expect(cluster.node(info.cluster?.leader ?? '')).toBe(leader);
+
+    const other = cluster.nodes.find((n) => n !== leader) as NatsClusterNode;
+    await cluster.moveStreamLeader('CLUSTER_TEST', other);
+    expect(await cluster.streamLeader('CLUSTER_TEST')).toBe(other);
   });
 
   it('when a node that does not lead the stream is killed, then publishing goes on, and once it is restarted on the same ports and store it holds every message again', async () => {
