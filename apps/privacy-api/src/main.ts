@@ -156,7 +156,7 @@ async function main(): Promise<void> {
       },
       { name: 'mongo', run: () => closeMongo(mongo) },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main().catch((err: unknown) => {

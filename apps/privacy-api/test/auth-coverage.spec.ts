@@ -12,59 +12,10 @@ import { createLogger } from '@nhp/shared-logger';
 import { PUBLIC_ROUTES } from '../src/app';
 import { privacyErrorFormatter } from '../src/http/error-response';
 import { usePrivacyHarness } from './support/harness';
+import { concrete, listRoutes, type RouteEntry } from './support/routes';
 
 const BASE_PATH = '/personvern';
 const PID = '13116900216';
-
-interface RouteEntry {
-  method: string;
-  path: string;
-}
-
-interface RouterLayer {
-  rawPath?: unknown;
-  route?: { path?: unknown; methods?: Record<string, boolean> };
-  handle?: { stack?: unknown };
-}
-
-/**
- * The (method, path) pairs an Express 5 router serves, mounted routers included. Reads the
- * `router` package's internals (`stack`, `layer.route`, `layer.rawPath`); a shape it does not know
- * throws, so a router upgrade cannot make this test quietly check nothing.
- */
-function listRoutes(stack: unknown, prefix = '', depth = 0): RouteEntry[] {
-  if (!Array.isArray(stack)) throw new Error('listRoutes: a router without a stack array');
-  if (depth > 16) throw new Error('listRoutes: routers nested deeper than 16');
-  const routes: RouteEntry[] = [];
-  for (const layer of stack as RouterLayer[]) {
-    if (layer.route) {
-      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-      for (const path of paths) {
-        if (typeof path !== 'string') {
-          throw new Error(`listRoutes: a route path that is not a string under ${prefix || '/'}`);
-        }
-        for (const [method, enabled] of Object.entries(layer.route.methods ?? {})) {
-          if (!enabled) continue;
-          // app.all serves every method; GET stands for it.
-          routes.push({
-            method: method === '_all' ? 'GET' : method.toUpperCase(),
-            path: prefix + path,
-          });
-        }
-      }
-    } else if (Array.isArray(layer.handle?.stack)) {
-      if (typeof layer.rawPath !== 'string') {
-        throw new Error(`listRoutes: a router mounted on a non-string path under ${prefix || '/'}`);
-      }
-      const mount = layer.rawPath === '/' ? '' : layer.rawPath;
-      routes.push(...listRoutes(layer.handle.stack, prefix + mount, depth + 1));
-    }
-  }
-  return routes;
-}
-
-/** A concrete path for a route pattern (path parameters filled in). */
-const concrete = (path: string) => path.replace(/:(\w+)/g, 'x').replace(/\{\*\w+\}/g, 'x');
 
 const isPublic = (route: RouteEntry) =>
   PUBLIC_ROUTES.some(

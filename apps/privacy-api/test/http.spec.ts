@@ -11,10 +11,12 @@ import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startTestInfra } from '@nhp/shared-testing';
 import { randomUUID } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { createApp } from '../src/app';
+import { createApp, createPrivacyApp } from '../src/app';
 import { createPrivacyContext } from '../src/context';
 import { TEMPLATES, usePrivacyHarness } from './support/harness';
+import { bodyRoutes, concrete } from './support/routes';
 
 const h = usePrivacyHarness({ options: { basePath: '/personvern', allowDebug: true } });
 const newPartKode = () => `h-${Math.random().toString(36).slice(2, 10)}`;
@@ -107,6 +109,79 @@ describe('content types and bodies', () => {
       .send({ signertBevisInnhold: 'A'.repeat(6 * 1024 * 1024 + 1) });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('EPVK-100413');
+  });
+});
+
+/** Sends bytes as they are (superagent would serialize a Buffer under a JSON type as JSON). */
+function withBytes(req: request.Test, bytes: Buffer): request.Test {
+  const body = bytes as unknown as string;
+  return req.serialize(() => body).send(body);
+}
+
+describe('content encoding', () => {
+  const COMPRESS = { gzip: gzipSync, br: brotliCompressSync, deflate: deflateSync };
+
+  it('when any body route gets a body its Content-Encoding does not describe, then 400 EPVK-100400 with a request id, never 500', async () => {
+    const routes = bodyRoutes(h.get().app);
+    // Parties, definitions, settings, inclusions and the youth-app consent, each at the root and
+    // under the base path: the sweep cannot quietly check nothing.
+    expect(routes.length).toBeGreaterThanOrEqual(22);
+    const token = h.get().bearer(await h.get().adminToken({ pid: '13116900216' }));
+    const failures: string[] = [];
+    for (const route of routes) {
+      for (const encoding of Object.keys(COMPRESS)) {
+        const method = route.method.toLowerCase() as 'post' | 'put' | 'patch' | 'delete';
+        const res = await withBytes(
+          request(h.get().app)
+            [method](concrete(route.path))
+            .set('Authorization', token)
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', encoding)
+            .set('X-Request-Id', 'enc-sweep'),
+          Buffer.from(JSON.stringify({ partKode: 'x' })),
+        );
+        const ok =
+          res.status === 400 &&
+          res.body?.code === 'EPVK-100400' &&
+          res.body?.errorCategory === 'ClientValidationError' &&
+          res.headers['x-request-id'] === 'enc-sweep';
+        if (!ok)
+          failures.push(`${route.method} ${route.path} ${encoding}: ${res.status} ${res.text}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it.each(Object.entries(COMPRESS))(
+    'when a body is really %s-compressed, then it is inflated and the operation runs',
+    async (encoding, compress) => {
+      const partKode = newPartKode();
+      const res = await withBytes(
+        request(h.get().app)
+          .post('/part/v1')
+          .set('Authorization', await admin())
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding),
+        compress(Buffer.from(JSON.stringify({ partKode, navn: 'Ærlig Part' }))),
+      );
+      expect(res.status).toBe(201);
+      expect(await h.get().context.parts.find(partKode)).toMatchObject({ navn: 'Ærlig Part' });
+    },
+  );
+
+  it('when the encoding is one the service does not decode (compress), then 415 EPVK-100415 and nothing is written', async () => {
+    const partKode = newPartKode();
+    const res = await withBytes(
+      request(h.get().app)
+        .post('/part/v1')
+        .set('Authorization', await admin())
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'compress'),
+      Buffer.from(JSON.stringify({ partKode })),
+    );
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual(errorBody('EPVK-100415'));
+    expect(await h.get().count(PARTS_COLLECTION, { _id: partKode })).toBe(0);
   });
 });
 
@@ -316,5 +391,58 @@ describe('errors of the HTTP parser', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  /** One raw exchange with privacy-api as main.ts serves it (fast path, errorsFrom: express). */
+  async function rawExchange(head: string): Promise<{ head: string; body: string }> {
+    const { context, health, auth } = h.get();
+    const app = createPrivacyApp({ context, health, auth });
+    const server = await listen(app, 0, '127.0.0.1', { errorsFrom: app.express });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(head));
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [answerHead = '', body = ''] = raw.split('\r\n\r\n');
+      return { head: answerHead, body };
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('when a request carries an Expect the service cannot meet, then 417 in ErrorResponse with its request id', async () => {
+    const token = await admin();
+    const res = await rawExchange(
+      `POST /personverninnstillinger/sjekkinnbyggerspistatus/v2 HTTP/1.1\r\nHost: x\r\n` +
+        `Authorization: ${token}\r\nExpect: 200-ok\r\nX-Request-Id: expect-1\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    );
+    expect(res.head).toMatch(/^HTTP\/1\.1 417 /);
+    expect(res.head).toMatch(/\r\nX-Request-Id: expect-1\r\n/i);
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'EPVK-100417',
+      message: expect.any(String),
+      errorCategory: 'ClientValidationError',
+    });
+  });
+
+  it('when an HTTP/1.1 request has no Host, then 400 EPVK-100400 in ErrorResponse with a request id', async () => {
+    const res = await rawExchange(
+      'POST /personverninnstillinger/sjekkinnbyggerspistatus/v2 HTTP/1.1\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expect(res.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(res.head.toLowerCase()).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'EPVK-100400',
+      message: expect.any(String),
+      errorCategory: 'ClientValidationError',
+    });
   });
 });

@@ -2,7 +2,7 @@
  * The app as a process: configuration failures and the graceful shutdown sequence, observed the
  * way an operator sees them (exit code, stderr, health probe).
  */
-import { useTestInfra } from '@nhp/shared-testing';
+import { FAULT_SECRETS, processFaultsPreload, useTestInfra } from '@nhp/shared-testing';
 import { runApp } from './support/app-process';
 
 const infra = useTestInfra();
@@ -33,5 +33,63 @@ describe('privacy-api process', () => {
     app.child.kill('SIGTERM');
     expect(await app.exited).toBe(0);
     await expect(fetch(`${app.url}/health`)).rejects.toThrow();
+  }, 60_000);
+
+  function runFaulty(fault: string) {
+    return runApp(
+      {
+        MONGO_URL: infra.get().mongoUri,
+        NATS_URL: infra.get().natsUrl,
+        LOG_LEVEL: 'info',
+        TEST_PROCESS_FAULT: fault,
+      },
+      { preload: [processFaultsPreload] },
+    );
+  }
+
+  it.each(['programmer-rejection', 'uncaught-exception'])(
+    'when the fault %s escapes every handler, then it logs fatal without the identity number or token, runs its shutdown steps and exits 1',
+    async (fault) => {
+      const app = await runFaulty(fault);
+      expect(await app.healthy()).toBe(true);
+
+      app.child.kill('SIGUSR2');
+      expect(await app.exited).toBe(1);
+      const lines = app.lines();
+      const fatal = lines.find((l) => l['level'] === 60);
+      expect(fatal).toMatchObject({
+        msg: expect.stringMatching(/shutting down$/),
+        err: { message: expect.any(String), stack: expect.any(String) },
+      });
+      const steps = lines.filter((l) => l['msg'] === 'shutdown step done').map((l) => l['step']);
+      expect(steps).toEqual(['readiness', 'http', 'journal', 'nats', 'mongo']);
+      expect(lines.at(-1)).toMatchObject({ msg: 'shutdown complete', exitCode: 1 });
+      expect(app.output()).not.toContain(FAULT_SECRETS.fnr);
+      expect(app.output()).not.toContain(FAULT_SECRETS.token);
+      await expect(fetch(`${app.url}/health`)).rejects.toThrow();
+    },
+    60_000,
+  );
+
+  it('when an operational error escapes as an unhandled rejection, then it is logged at error and the service keeps serving until SIGTERM (exit 0)', async () => {
+    const app = await runFaulty('operational-rejection');
+    expect(await app.healthy()).toBe(true);
+
+    app.child.kill('SIGUSR2');
+    let logged: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && !logged; i++) {
+      logged = app.lines().find((l) => l['code'] === 'DATABASE_UNAVAILABLE');
+      if (!logged) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(logged).toMatchObject({
+      level: 50,
+      msg: 'unhandled rejection of an operational error; carrying on',
+    });
+    expect((await fetch(`${app.url}/health`)).status).toBe(200);
+
+    app.child.kill('SIGTERM');
+    expect(await app.exited).toBe(0);
+    expect(app.lines().some((l) => l['level'] === 60)).toBe(false);
+    expect(app.output()).not.toContain(FAULT_SECRETS.fnr);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { Definition } from '@nhp/privacy-domain';
 import { newDpopKey, syntheticFnr, type DpopKey } from '@nhp/privacy-testing';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
@@ -49,7 +50,8 @@ let requestSeq = 0;
 
 interface Case {
   path?: string;
-  body?: string | object;
+  /** A Buffer is sent as it is (a compressed body, with its Content-Encoding in `headers`). */
+  body?: string | object | Buffer;
   contentType?: string;
   headers?: Record<string, string>;
   /** Bearer (default), a DPoP key (a fresh proof per request), or no Authorization at all. */
@@ -73,6 +75,10 @@ async function send(c: Case, requestId: string): Promise<Response> {
   for (const [name, value] of Object.entries(c.headers ?? {})) req.set(name, value);
   req.set('Content-Type', c.contentType ?? 'application/json');
   const body = c.body ?? {};
+  if (Buffer.isBuffer(body)) {
+    const bytes = body as unknown as string;
+    return req.serialize(() => bytes).send(bytes);
+  }
   return req.send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
@@ -340,6 +346,56 @@ describe('the status check fast path', () => {
 
     const notJsonAtAll = await both({ body: 'innbyggerFnr' });
     expect(notJsonAtAll.fast.status).toBe(400);
+  });
+
+  it('when the body is gzip, br or deflate, then Express inflates and answers it; bytes that do not inflate are its 400', async () => {
+    const { definition, fnr } = await withSetting();
+    const json = Buffer.from(JSON.stringify(statusBody(definition, fnr)));
+    for (const [encoding, compress] of [
+      ['gzip', gzipSync],
+      ['br', brotliCompressSync],
+      ['deflate', deflateSync],
+    ] as const) {
+      const inflated = await both({
+        body: compress(json),
+        headers: { 'Content-Encoding': encoding },
+      });
+      expect(inflated.fast.status).toBe(200);
+      expect(inflated.fast.body).toMatchObject({ definisjonGuid: definition.definisjonGuid });
+      expect(inflated.answered + inflated.handedOver).toBe(0);
+
+      const notCompressed = await both({ body: json, headers: { 'Content-Encoding': encoding } });
+      expect(notCompressed.fast.status).toBe(400);
+      expect(notCompressed.fast.body).toEqual({
+        code: 'EPVK-100400',
+        message: expect.any(String),
+        errorCategory: 'ClientValidationError',
+      });
+      expect(notCompressed.answered + notCompressed.handedOver).toBe(0);
+    }
+  });
+
+  it('when a string of the body holds an unpaired surrogate, then the answer is Express’s 400', async () => {
+    const { definition, fnr } = await withSetting();
+    for (const body of [
+      `{"innbyggerFnr":"${fnr}","definisjonGuid":"${definition.definisjonGuid}","partKode":"\\ud800"}`,
+      `{"innbyggerFnr":"${fnr}","definisjonGuid":"${definition.definisjonGuid}","partKode":"${definition.partKode}","definisjonNavn":"a\\udfffb"}`,
+    ]) {
+      const refused = await both({ body });
+      expect(refused.fast.status).toBe(400);
+      expect(refused.fast.body).toEqual({
+        code: 'EPVK-100400',
+        message: expect.stringContaining('surrogate'),
+        errorCategory: 'ClientValidationError',
+      });
+      expect(refused.answered).toBe(0);
+    }
+    // A surrogate pair is text: answered as usual.
+    const paired = await both({
+      body: `{"innbyggerFnr":"${fnr}","definisjonGuid":"${definition.definisjonGuid}","partKode":"${definition.partKode}","definisjonNavn":"\\ud83d\\ude00"}`,
+    });
+    expect(paired.fast.status).toBe(200);
+    expect(paired.answered).toBe(1);
   });
 
   it('when another operation or method is called, then it goes to Express untouched', async () => {

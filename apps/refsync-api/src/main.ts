@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(connection) },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main().catch((err: unknown) => {

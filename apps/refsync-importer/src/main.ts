@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<void> {
       },
       { name: 'stop publisher, drain NATS, close MongoDB', run: () => ctx.close() },
     ],
-  }).install();
+  }).install({ processErrors: true });
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

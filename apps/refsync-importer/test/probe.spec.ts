@@ -1,4 +1,7 @@
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
+import { closeServer, listen, serverPort } from '@nhp/shared-http';
 import { mongoPing } from '@nhp/shared-persistence';
 import { natsIsConnected } from '@nhp/shared-messaging';
 import { useTestInfra } from '@nhp/shared-testing';
@@ -153,5 +156,94 @@ describe('probe server', () => {
   it('when an unknown path is requested, then it is a problem-details 404', async () => {
     const res = await request(app).get('/nope').expect(404);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+  });
+
+  /** Sends bytes as they are (superagent would serialize a Buffer under a JSON type as JSON). */
+  function withBytes(req: request.Test, bytes: Buffer): request.Test {
+    const body = bytes as unknown as string;
+    return req.serialize(() => body).send(body);
+  }
+
+  it.each(['gzip', 'br', 'deflate'])(
+    'when POST /sync carries a body that says Content-Encoding: %s but is not, then 400 problem details with the request id, and no run starts',
+    async (encoding) => {
+      const res = await withBytes(
+        request(app)
+          .post('/sync')
+          .set('Authorization', `Bearer ${TOKEN}`)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          .set('X-Request-Id', 'sync-enc'),
+        Buffer.from('{}'),
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.headers['x-request-id']).toBe('sync-enc');
+      expect(JSON.parse(res.text)).toMatchObject({
+        status: 400,
+        code: 'MALFORMED_CONTENT_ENCODING',
+        instance: '/sync',
+      });
+      expect(ctx.importer.activeRunId).toBeUndefined();
+    },
+  );
+
+  it('when POST /sync carries a body in an encoding the importer does not decode, or JSON that is not text, then 415 / 400 problem details and no run starts', async () => {
+    const compress = await withBytes(
+      request(app)
+        .post('/sync')
+        .set('Authorization', `Bearer ${TOKEN}`)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'compress'),
+      gzipSync(Buffer.from('{}')),
+    );
+    expect(compress.status).toBe(415);
+    expect(JSON.parse(compress.text)).toMatchObject({ code: 'UNSUPPORTED_CONTENT_ENCODING' });
+    const notText = await request(app)
+      .post('/sync')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .set('Content-Type', 'application/json')
+      .send('{"note":"\\udc00"}');
+    expect(notText.status).toBe(400);
+    expect(JSON.parse(notText.text)).toMatchObject({ code: 'MALFORMED_JSON' });
+    expect(ctx.importer.activeRunId).toBeUndefined();
+  });
+
+  it('when POST /sync carries an Expect the importer cannot meet, or has no Host, then 417 / 400 problem details with a request id, and no run starts', async () => {
+    const server = await listen(app, 0, '127.0.0.1');
+    const exchange = (head: string) =>
+      new Promise<{ head: string; body: string }>((resolve, reject) => {
+        const socket = connect(serverPort(server), '127.0.0.1', () => socket.write(head));
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => {
+          const split = text.indexOf('\r\n\r\n');
+          resolve({ head: text.slice(0, split), body: text.slice(split + 4) });
+        });
+        socket.on('error', reject);
+      });
+    try {
+      const expectation = await exchange(
+        `POST /sync HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          'Expect: 102-processing\r\nX-Request-Id: sync-expect\r\nContent-Length: 0\r\n\r\n',
+      );
+      expect(expectation.head).toMatch(/^HTTP\/1\.1 417 /);
+      expect(expectation.head).toMatch(/\r\nX-Request-Id: sync-expect\r\n/i);
+      expect(JSON.parse(expectation.body)).toMatchObject({
+        status: 417,
+        code: 'EXPECTATION_FAILED',
+        instance: '/sync',
+      });
+      const hostless = await exchange(
+        `POST /sync HTTP/1.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`,
+      );
+      expect(hostless.head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(hostless.head.toLowerCase()).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+      expect(JSON.parse(hostless.body)).toMatchObject({ status: 400, code: 'MISSING_HOST' });
+      expect(ctx.importer.activeRunId).toBeUndefined();
+    } finally {
+      await closeServer(server, 0);
+    }
   });
 });

@@ -3,7 +3,12 @@ import type { TLSSocket } from 'node:tls';
 import { setCaller, type AuthRequest, type Caller } from '@nhp/privacy-auth';
 import type { SettingsService } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
-import { REQUEST_ID_HEADER, requestIdFrom, requestLineWriter } from '@nhp/shared-http';
+import {
+  jsonBodyRefusal,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  requestLineWriter,
+} from '@nhp/shared-http';
 import type { RequestHandler } from 'express';
 import { checkStatus, SETTINGS_PATHS, statusRequestSchema } from '../routes/settings';
 import { DEBUG_HEADER } from './debug-header';
@@ -27,7 +32,8 @@ import { DEBUG_HEADER } from './debug-header';
  *   (`req.body`, which Express's body parser leaves alone on a finished stream) with the caller
  *   already verified (`setCaller`, which `authenticate` then trusts: a second check would see the
  *   proof's jti as a replay). A missing scope or a body the contract refuses then fails in the
- *   route as it always does; a body that is not JSON, or an error of the use case, is thrown by
+ *   route as it always does; a body that is not JSON, JSON that is not text (an unpaired
+ *   surrogate: shared-http's jsonBodyRefusal), or an error of the use case, is thrown by
  *   `rethrowFastPathError` (the first of the app's routes), so the app's error handler, formatter
  *   and request log answer it.
  */
@@ -95,16 +101,20 @@ const LEADING_WHITESPACE = /^[ \t\n\r]*/;
  * object or array at the top), or `undefined` when it would refuse it. Only non-empty bodies get
  * here (an empty one goes to Express untouched: body-parser reads it as {}).
  */
-function parseJson(bytes: Buffer): { value: unknown } | undefined {
+function parseJson(bytes: Buffer): { value: unknown; refusal?: unknown } | undefined {
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const first = text.charAt(LEADING_WHITESPACE.exec(text)?.[0].length ?? 0);
   if (first !== '{' && first !== '[') return undefined;
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+  // Only a \u escape can make an unpaired surrogate; without one the walk is not needed.
+  const refusal = text.includes('\\u') ? jsonBodyRefusal(value) : undefined;
+  return refusal ? { value, refusal } : { value };
 }
 
 export interface StatusFastPathDeps {
@@ -225,6 +235,11 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     const parsed = parseJson(bytes);
     if (!parsed) {
       handOver(req, res, undefined, { err: malformedJson() });
+      return;
+    }
+    if (parsed.refusal) {
+      // Not text (an unpaired surrogate): createHttpApp's refusal, in its words.
+      handOver(req, res, undefined, { err: parsed.refusal });
       return;
     }
     const valid = caller.has('read') ? statusRequestSchema.safeParse(parsed.value) : undefined;

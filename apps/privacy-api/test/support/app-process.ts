@@ -18,15 +18,26 @@ export interface AppProcess {
   url: string;
   exited: Promise<number | null>;
   stderr(): string;
+  /** Everything the process wrote, stdout and stderr (for what must not be in it). */
+  output(): string;
+  /** The JSON log lines written to stdout so far. */
+  lines(): Array<Record<string, unknown>>;
   /** Resolves true once /health answers 200 (false if the process exits first). */
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
-/** Starts privacy-api from its source with the given environment (PATH and test defaults added). */
-export async function runApp(env: Record<string, string>): Promise<AppProcess> {
+/**
+ * Starts privacy-api from its source with the given environment (PATH and test defaults added);
+ * `preload` modules are imported before it (e.g. @nhp/shared-testing's processFaultsPreload).
+ */
+export async function runApp(
+  env: Record<string, string>,
+  options: { preload?: readonly string[] } = {},
+): Promise<AppProcess> {
   const port = env['PRIVACY_API_PORT'] ? Number(env['PRIVACY_API_PORT']) : await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const imports = (options.preload ?? []).flatMap((path) => ['--import', path]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, entry], {
     cwd: root,
     env: {
       PATH: process.env['PATH'] ?? '',
@@ -40,8 +51,9 @@ export async function runApp(env: Record<string, string>): Promise<AppProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  child.stdout?.resume();
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((done) =>
     child.once('exit', (code) => {
@@ -56,6 +68,12 @@ export async function runApp(env: Record<string, string>): Promise<AppProcess> {
     url,
     exited,
     stderr: () => stderr,
+    output: () => stdout + stderr,
+    lines: () =>
+      stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     async healthy() {
       for (let i = 0; i < 600 && exitCode === undefined; i++) {
         const ok = await fetch(`${url}/health`)

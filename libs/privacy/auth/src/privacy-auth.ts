@@ -165,12 +165,17 @@ function scopesOf(claim: unknown): Set<string> {
   throw new ClaimError('scope is neither a JSON array of strings nor a space-separated string');
 }
 
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
 function optionalString(payload: JWTPayload, name: string): string | undefined {
   const value = payload[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length === 0) {
     throw new ClaimError(`${name} is not a non-empty string`);
   }
+  // A JSON escape of half a surrogate pair is not text: client_id is URI-encoded into grant keys
+  // (encodeURIComponent throws on it), so such a claim is malformed, not a server error.
+  if (UNPAIRED_SURROGATE.test(value)) throw new ClaimError(`${name} is not text`);
   return value;
 }
 

@@ -35,7 +35,12 @@ export {
   type ErrorResponse,
   type PrivacyErrorCategory,
 } from './lib/error-response';
-export { PART_KODE_PATTERN, partRequestSchema, type PartRequest } from './lib/parts';
+export {
+  PART_KODE_PATTERN,
+  partKodeSchema,
+  partRequestSchema,
+  type PartRequest,
+} from './lib/parts';
 export {
   createDefinitionRequestSchema,
   DEFINITION_STATUS_PATTERN,

@@ -4,18 +4,16 @@ export {
   type ErrorFormatter,
   type FormattedError,
 } from './error-formatters';
+export { createHttpApp, type CreateHttpAppOptions } from './create-http-app';
+export { JSON_MEDIA_TYPES, jsonBodyReader, jsonBodyRefusal, type BodyLimit } from './body';
+export { toClientError } from './client-errors';
+export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 export {
-  createHttpApp,
-  JSON_MEDIA_TYPES,
   LOGGED_REQUEST_HEADERS,
   MAX_LOGGED_VALUE_LENGTH,
-  REQUEST_ID_HEADER,
-  requestIdFrom,
   requestLineWriter,
-  toClientError,
-  type CreateHttpAppOptions,
   type LoggedRequest,
-} from './create-http-app';
+} from './request-log';
 export { allowedMethods } from './allowed-methods';
 export {
   validate,

@@ -1,4 +1,9 @@
-import { STATUS_CODES, type RequestListener, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, badRequest, headersTooLarge, payloadTooLarge } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
@@ -20,6 +25,12 @@ export interface ParserErrorResponder {
   noteErrorCode?: (res: ServerResponse, code: string) => void;
   /** A fresh request id (the app's own kind). */
   newRequestId: () => string;
+  /**
+   * The app itself: a request Node hands over for the server to refuse (an `Expect` it cannot
+   * meet, no `Host`) is passed to it marked (see refuseRequest), so the app's request id, request
+   * log line and error handler answer it like any other refusal.
+   */
+  app?: RequestListener;
 }
 
 const responders = new WeakMap<object, ParserErrorResponder>();
@@ -54,6 +65,65 @@ export function parserAppError(code: string | undefined): AppError {
     default:
       return badRequest('MALFORMED_REQUEST', 'The request is not valid HTTP/1.1');
   }
+}
+
+/** Requests the server refuses before the app routes them (see refuseRequest). */
+const refusals = new WeakMap<IncomingMessage, AppError>();
+
+/**
+ * A request whose head Node parsed but the server must not serve: an HTTP/1.1 request without
+ * `Host` (RFC 9112 §3.2: 400) and an `Expect` other than 100-continue (RFC 9110 §10.1.1: 417).
+ * Node answers both itself with an empty body unless the server takes them (the
+ * 'checkExpectation' event, `requireHostHeader: false`); `listen` does, and refuses them here.
+ */
+export function refusalOf(req: IncomingMessage): AppError | undefined {
+  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+    return badRequest('MISSING_HOST', 'An HTTP/1.1 request needs a Host header', undefined, {
+      headers: { Connection: 'close' },
+    });
+  }
+  return undefined;
+}
+
+export function expectationFailed(): AppError {
+  return new AppError({
+    code: 'EXPECTATION_FAILED',
+    status: 417,
+    message: 'The Expect header asks for something this server does not do (only 100-continue)',
+    // The client may be sending a body it was told to hold back: the connection ends here.
+    headers: { Connection: 'close' },
+  });
+}
+
+/**
+ * Refuses a request with `err`: through the app when it is createHttpApp's (marked, so its first
+ * middleware after the request id and log throws `err`), else with a neutral text body.
+ */
+export function refuseRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: AppError,
+  responder: ParserErrorResponder | undefined,
+): void {
+  if (responder?.app) {
+    refusals.set(req, err);
+    responder.app(req, res);
+    return;
+  }
+  const payload = err.message;
+  res.writeHead(err.status, {
+    ...err.headers,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+/** createHttpApp's middleware for refuseRequest: throws the refusal of a marked request. */
+export function takeRefusal(req: IncomingMessage): AppError | undefined {
+  const err = refusals.get(req);
+  if (err) refusals.delete(req);
+  return err;
 }
 
 /** After answering, the socket is given this long to deliver the answer before it is cut. */

@@ -1,7 +1,13 @@
 import http, { type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { HTTP_SERVER_DEFAULTS } from '@nhp/shared-config';
-import { answerParserError, parserErrorResponderOf } from './parser-errors';
+import {
+  answerParserError,
+  expectationFailed,
+  parserErrorResponderOf,
+  refusalOf,
+  refuseRequest,
+} from './parser-errors';
 
 /**
  * The server limits, under the names of the environment variables that set them (commonEnvShape in
@@ -111,18 +117,30 @@ export async function listen(
     requestTimeout: limits.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeout: limits.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: checkingInterval(limits),
+    // Checked below instead, so the refusal is the app's error body (Node's is empty).
+    requireHostHeader: false,
   };
-  const server = http.createServer(serverOptions, (req, res) => {
+  const responder = parserErrorResponderOf(options.errorsFrom ?? app);
+  const track = (req: http.IncomingMessage, res: ServerResponse) => {
     (req.socket as TrackedSocket)[CURRENT_RESPONSE] = res;
     if (state.closing) {
       endKeepAlive(res);
       closeIdleAfter(server, res);
     }
-    app(req, res);
+  };
+  const server = http.createServer(serverOptions, (req, res) => {
+    track(req, res);
+    const refusal = refusalOf(req);
+    if (refusal) refuseRequest(req, res, refusal, responder);
+    else app(req, res);
+  });
+  // An Expect other than 100-continue (Node answers 100-continue itself and then emits 'request').
+  server.on('checkExpectation', (req: http.IncomingMessage, res: ServerResponse) => {
+    track(req, res);
+    refuseRequest(req, res, refusalOf(req) ?? expectationFailed(), responder);
   });
   server.maxConnections = limits.HTTP_MAX_CONNECTIONS;
   drainStates.set(server, state);
-  const responder = parserErrorResponderOf(options.errorsFrom ?? app);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: TrackedSocket) => {
     const res = socket[CURRENT_RESPONSE];
     answerParserError(err, socket, res && !res.writableEnded ? res : undefined, responder);

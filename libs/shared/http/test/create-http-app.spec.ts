@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
 import { createHttpApp, type ErrorFormatter } from '../src';
@@ -172,6 +173,176 @@ describe('body parsing', () => {
   });
 });
 
+/** Sends the bytes as they are (superagent would serialize a Buffer under a JSON type as JSON). */
+function sendBytes(req: request.Test, bytes: Buffer | undefined): request.Test {
+  const body = bytes as unknown as string;
+  return req.serialize(() => body).send(body);
+}
+
+/** A route that answers, and records that it ran. */
+const answeringRoute = () =>
+  jest.fn((_req: express.Request, res: express.Response) => res.json({}));
+
+describe('content encoding', () => {
+  const compress: Record<string, (input: Buffer) => Buffer> = {
+    gzip: (input) => gzipSync(input),
+    br: (input) => brotliCompressSync(input),
+    deflate: (input) => deflateSync(input),
+  };
+  const json = Buffer.from(JSON.stringify({ navn: 'Ærlig Øyvind', n: 1 }));
+
+  it.each(Object.keys(compress))(
+    'when a JSON body is really %s-compressed, then it is inflated and the route gets it',
+    async (encoding) => {
+      const { app } = echoApp();
+      const res = await sendBytes(
+        request(app)
+          .post('/echo')
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding),
+        compress[encoding]?.(json),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ body: { navn: 'Ærlig Øyvind', n: 1 } });
+    },
+  );
+
+  it.each(
+    formats.flatMap(([name, formatter]) =>
+      ['gzip', 'br', 'deflate', 'GZIP'].map((encoding) => [encoding, name, formatter] as const),
+    ),
+  )(
+    'when a body says Content-Encoding: %s but is not, then the %s answer is 400, not 500, and the route never runs',
+    async (encoding, _name, formatter) => {
+      const route = answeringRoute();
+      const { app, logs } = buildApp({
+        errorFormatter: formatter,
+        routes: (a) => a.post('/echo', route),
+      });
+      const res = await sendBytes(
+        request(app)
+          .post('/echo')
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          .set('X-Request-Id', 'enc-1'),
+        json,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+      expect(res.headers['x-request-id']).toBe('enc-1');
+      expect(route).not.toHaveBeenCalled();
+      await settle();
+      expect(logs.lines().find((l) => l['level'] === 50)).toBeUndefined();
+      expect(logs.lines().find((l) => l['msg'] === 'request completed')).toMatchObject({
+        level: 40,
+        errorCode: 'MALFORMED_CONTENT_ENCODING',
+      });
+    },
+  );
+
+  it('when a gzip body is cut short, then the answer is 400', async () => {
+    const { app } = echoApp();
+    const whole = gzipSync(json);
+    const res = await sendBytes(
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip'),
+      whole.subarray(0, whole.length - 6),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+  });
+
+  it('when a body without Content-Type claims gzip but is not, then the answer is 400, not 500', async () => {
+    const { app } = echoApp();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Encoding', 'gzip')
+      .set('Content-Length', '3')
+      .send(Buffer.from('abc'));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_CONTENT_ENCODING' });
+  });
+
+  it.each(formats)(
+    'when the encoding is one the server does not decode (compress), then the %s answer is 415',
+    async (_name, formatter) => {
+      const { app } = echoApp(formatter);
+      for (const encoding of ['compress', 'gzip, br']) {
+        const res = await sendBytes(
+          request(app)
+            .post('/echo')
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', encoding),
+          json,
+        );
+        expect(res.status).toBe(415);
+        expect(res.body).toMatchObject({ code: 'UNSUPPORTED_CONTENT_ENCODING' });
+      }
+    },
+  );
+
+  it('when a compressed body inflates past the limit, then the answer is 413', async () => {
+    const { app } = echoApp();
+    const res = await sendBytes(
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip'),
+      gzipSync(Buffer.from(JSON.stringify({ text: 'x'.repeat(100_000) }))),
+    );
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+});
+
+describe('unpaired surrogates in JSON bodies', () => {
+  it.each([
+    ['a value', '{"text":"a\\ud800b"}'],
+    ['a low surrogate alone', '{"text":"\\udc00"}'],
+    ['a key', '{"\\ud800":1}'],
+    ['a nested array', '{"a":[{"b":["ok","\\uDBFF"]}]}'],
+    ['a top-level string', '"\\ud800"'],
+  ])('when %s holds one, then the answer is 400 and the route never runs', async (_what, body) => {
+    const route = answeringRoute();
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      routes: (a) => a.post('/echo', route),
+    });
+    const res = await request(app).post('/echo').set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_JSON', category: 'validation' });
+    expect(route).not.toHaveBeenCalled();
+  });
+
+  it('when a string holds a surrogate pair (an emoji) or an escaped backslash before u, then it is accepted as sent', async () => {
+    const { app } = echoApp();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .send('{"text":"\\ud83d\\ude00","path":"C:\\\\ud800"}');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ body: { text: '\u{1F600}', path: 'C:\\ud800' } });
+  });
+
+  it('when the body nests deeper than a recursive walk could go, then it is still checked (400, not 500)', async () => {
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      bodyLimit: '1mb',
+      routes: (a) => a.post('/echo', (_req, res) => res.json({ ok: true })),
+    });
+    const depth = 200_000;
+    const send = (inner: string) =>
+      request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .send(`${'['.repeat(depth)}${inner}${']'.repeat(depth)}`);
+    expect((await send('"\\ud800"')).status).toBe(400);
+    expect((await send('"ok"')).status).toBe(200);
+  });
+});
+
 describe('404 and 405', () => {
   function routedApp(errorFormatter: ErrorFormatter) {
     const parts = express.Router();
@@ -299,6 +470,32 @@ describe('errors', () => {
     expect(at(line, 'err.stack')).toContain('create-http-app.spec.ts');
     expect(at(line, 'req.id')).toBe('req-42');
     expect(res.headers['x-request-id']).toBe('req-42');
+  });
+
+  it('when a handler throws an AppError its thrower marks non-operational, then it is logged at error with its stack whatever its status', async () => {
+    const { app, logs } = buildApp({
+      errorFormatter: plainFormatter,
+      routes: (a) => {
+        a.get('/bug', () => {
+          throw new AppError({
+            code: 'STATE_BROKEN',
+            status: 409,
+            message: 'm',
+            operational: false,
+          });
+        });
+        a.get('/rule', () => {
+          throw new AppError({ code: 'PART_EXISTS', status: 409, message: 'm' });
+        });
+      },
+    });
+    expect((await request(app).get('/bug').set('X-Request-Id', 'bug-1')).status).toBe(409);
+    expect((await request(app).get('/rule')).status).toBe(409);
+    await settle();
+    const failed = logs.lines().filter((l) => l['msg'] === 'request failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 50, operational: false, req: { id: 'bug-1' } });
+    expect(at(failed[0], 'err.stack')).toContain('create-http-app.spec.ts');
   });
 
   it('when an AppError is a 5xx, then the client gets its code but not its message', async () => {

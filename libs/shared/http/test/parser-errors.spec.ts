@@ -148,6 +148,64 @@ describe.each(cases)('errors raised by the HTTP parser, in %s', (_name, formatte
     expect(res.headers['content-type']).toBe(contentType);
     expect(JSON.parse(res.body)).toMatchObject({ code: 'REQUEST_TIMEOUT' });
   });
+
+  it('when a request carries an Expect the server cannot meet, then the answer is 417 in the app error body with the request id', async () => {
+    const { port, logs } = await start();
+    const res = parseRaw(
+      await rawExchange(
+        port,
+        'POST /echo HTTP/1.1\r\nHost: localhost\r\nExpect: something\r\nX-Request-Id: exp-1\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ),
+    );
+    expect(res.status).toBe(417);
+    expect(res.headers['content-type']).toContain(contentType);
+    expect(res.headers['x-request-id']).toBe('exp-1');
+    expect(res.headers['connection']).toBe('close');
+    const body = JSON.parse(res.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ code: 'EXPECTATION_FAILED' });
+    if (contentType === 'application/problem+json') {
+      expect(body).toMatchObject({ status: 417, instance: '/echo' });
+    }
+    await settle();
+    const line = logs.lines().find((l) => at(l, 'req.id') === 'exp-1' && at(l, 'res'));
+    expect(line).toMatchObject({ level: 40, errorCode: 'EXPECTATION_FAILED' });
+  });
+
+  it('when a request says Expect: 100-continue, then Node sends 100 Continue and the route answers', async () => {
+    const { port } = await start();
+    const raw = await rawExchange(
+      port,
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
+    );
+    expect(raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(raw).toContain('{"body":{"a":1}}');
+  });
+
+  it('when an HTTP/1.1 request has no Host, then the answer is 400 in the app error body with a request id', async () => {
+    const { port, logs } = await start();
+    const res = parseRaw(await rawExchange(port, 'GET /ok?x=1 HTTP/1.1\r\n\r\n'));
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toContain(contentType);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['connection']).toBe('close');
+    const body = JSON.parse(res.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ code: 'MISSING_HOST' });
+    if (contentType === 'application/problem+json') {
+      expect(body).toMatchObject({ status: 400, instance: '/ok' });
+    }
+    await settle();
+    const line = logs.lines().find((l) => at(l, 'res.statusCode') === 400);
+    expect(line).toMatchObject({ level: 40, errorCode: 'MISSING_HOST' });
+  });
+
+  it('when an HTTP/1.0 request has no Host, then it is served (HTTP/1.0 does not require one)', async () => {
+    const { port } = await start();
+    const res = parseRaw(await rawExchange(port, 'GET /ok HTTP/1.0\r\n\r\n'));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ok: true });
+  });
 });
 
 describe('listen limits', () => {
@@ -212,6 +270,34 @@ describe('listen limits', () => {
     const unnamed = parseRaw(await rawExchange(serverPort(server), oversized));
     expect(unnamed.status).toBe(431);
     expect(unnamed.headers['content-type']).toBe('text/plain; charset=utf-8');
+  });
+
+  it('when a listener wraps the app, then a Host-less request gets the app error body through errorsFrom, and text without it', async () => {
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      routes: (a) => a.get('/ok', (_req, res) => res.json({ ok: true })),
+    });
+    let wrapped = 0;
+    const wrapper: RequestListener = (req, res) => {
+      wrapped += 1;
+      app(req, res);
+    };
+    const hostless = 'GET /ok HTTP/1.1\r\n\r\n';
+
+    server = await listen(wrapper, 0, '127.0.0.1', { errorsFrom: app });
+    const named = parseRaw(await rawExchange(serverPort(server), hostless));
+    expect(named.status).toBe(400);
+    expect(named.headers['content-type']).toContain('application/json');
+    expect(JSON.parse(named.body)).toMatchObject({ code: 'MISSING_HOST' });
+    await closeServer(server, 0);
+
+    server = await listen(wrapper, 0, '127.0.0.1');
+    const unnamed = parseRaw(await rawExchange(serverPort(server), hostless));
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(unnamed.headers['connection']).toBe('close');
+    // Refused before the listener: a wrapper (a fast path) never sees such a request.
+    expect(wrapped).toBe(0);
   });
 
   it('when the connection cap is reached, then a further connection is dropped and the open one is still served', async () => {

@@ -4,14 +4,13 @@ import type { Connection } from 'mongoose';
 import {
   closeMongo,
   connectMongo,
-  createNoteRepository,
   mongoPing,
-  NoteAlreadyExistsError,
   ensureIndexes,
   missingIndexes,
   MissingIndexesError,
   prepareIndexes,
 } from '../src';
+import { createNoteRepository, NoteAlreadyExistsError } from './support/note.repository';
 
 const infra = useTestInfra();
 const logger = createLogger({ name: 'persistence-test', level: 'silent' });

@@ -1,4 +1,5 @@
 import type { Logger } from '@nhp/shared-logger';
+import { handleProcessErrors } from './process-errors';
 
 export interface ShutdownStep {
   /** For the logs: "mark not ready", "close HTTP server", "drain NATS", "close MongoDB". */
@@ -16,12 +17,27 @@ export interface CreateShutdownOptions {
   exit?: (code: number) => void;
 }
 
+export interface InstallOptions {
+  /**
+   * Also apply the process error policy (handleProcessErrors): an uncaught exception or an
+   * unhandled rejection of anything but an operational AppError is logged at fatal and ends the
+   * process through this shutdown, non-zero.
+   */
+  processErrors?: boolean;
+}
+
 export interface Shutdown {
   /** Runs the steps once; later calls return the same promise. Resolves after `exit` was called. */
   run(signal?: string): Promise<void>;
-  /** Handles SIGTERM and SIGINT by running the shutdown. Idempotent. */
-  install(): void;
-  /** Removes the signal handlers again (tests; or an app that hands signals to someone else). */
+  /**
+   * The same graceful stop for a failure (`reason`, e.g. "uncaughtException"): the steps run
+   * within the timeout, and the exit code is 1 even when they all finish. Called while a shutdown
+   * is already running, it joins it and makes its exit code 1.
+   */
+  fail(reason: string): Promise<void>;
+  /** Handles SIGTERM and SIGINT by running the shutdown (and process errors, if asked). Idempotent. */
+  install(options?: InstallOptions): void;
+  /** Removes the handlers again (tests; or an app that hands signals to someone else). */
   uninstall(): void;
 }
 
@@ -36,6 +52,8 @@ export function createShutdown(options: CreateShutdownOptions): Shutdown {
   const { logger, timeoutMs, steps } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let running: Promise<void> | undefined;
+  /** The exit code when the steps finish in time: 0, or 1 once a failure asked for the stop. */
+  let completedExitCode = 0;
 
   async function runSteps(state: { current?: string }): Promise<number> {
     let failed = 0;
@@ -72,14 +90,20 @@ export function createShutdown(options: CreateShutdownOptions): Shutdown {
       return;
     }
     // Steps that failed were logged above; the process still stopped in time, which is what the
-    // exit code reports (a dependency that is already gone must not make Ctrl-C look like a crash).
-    logger.info({ failedSteps: outcome }, 'shutdown complete');
-    exit(0);
+    // exit code reports (a dependency that is already gone must not make Ctrl-C look like a crash),
+    // unless a failure (a crash) is why it stopped.
+    logger.info({ failedSteps: outcome, exitCode: completedExitCode }, 'shutdown complete');
+    exit(completedExitCode);
   }
 
   function run(signal?: string): Promise<void> {
     running ??= shutdown(signal);
     return running;
+  }
+
+  function fail(reason: string): Promise<void> {
+    completedExitCode = 1;
+    return run(reason);
   }
 
   const onSignal = (signal: NodeJS.Signals) => {
@@ -91,14 +115,21 @@ export function createShutdown(options: CreateShutdownOptions): Shutdown {
   };
 
   let installed = false;
+  let removeProcessErrors: (() => void) | undefined;
   return {
     run,
-    install() {
+    fail,
+    install(installOptions = {}) {
+      if (installOptions.processErrors && !removeProcessErrors) {
+        removeProcessErrors = handleProcessErrors({ logger, shutdown: { fail } });
+      }
       if (installed) return;
       installed = true;
       for (const signal of SIGNALS) process.on(signal, onSignal);
     },
     uninstall() {
+      removeProcessErrors?.();
+      removeProcessErrors = undefined;
       if (!installed) return;
       installed = false;
       for (const signal of SIGNALS) process.off(signal, onSignal);

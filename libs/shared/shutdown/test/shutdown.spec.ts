@@ -235,38 +235,45 @@ describe('shutdown of a real HTTP service', () => {
 describe('shutdown of a real process', () => {
   const repoRoot = path.resolve(__dirname, '../../../..');
 
-  /** Starts the fixture, sends `signal` once it is ready, and collects its exit code and log lines. */
+  /**
+   * Starts the fixture, sends `signal` once it is ready, and collects its exit code and log lines
+   * (and all it wrote, for what must not be in it).
+   */
   function runFixture(env: Record<string, string>, signal: NodeJS.Signals) {
-    return new Promise<{ code: number | null; lines: Array<Record<string, unknown>> }>(
-      (resolve, reject) => {
-        const child = spawn(
-          path.join(repoRoot, 'node_modules/.bin/tsx'),
-          ['--tsconfig', 'tsconfig.base.json', path.join(__dirname, 'fixtures/service.ts')],
-          {
-            cwd: repoRoot,
-            env: { PATH: process.env['PATH'] ?? '', ...env },
-            stdio: ['ignore', 'pipe', 'inherit'],
-          },
-        );
-        let out = '';
-        child.stdout.setEncoding('utf8');
-        child.stdout.on('data', (chunk: string) => {
-          out += chunk;
-          if (out.startsWith('ready\n') && !child.killed) child.kill(signal);
-        });
-        child.on('error', reject);
-        child.on('exit', (code) =>
-          resolve({
-            code,
-            lines: out
-              .split('\n')
-              .slice(1)
-              .filter(Boolean)
-              .map((line) => JSON.parse(line) as Record<string, unknown>),
-          }),
-        );
-      },
-    );
+    return new Promise<{
+      code: number | null;
+      lines: Array<Record<string, unknown>>;
+      output: string;
+    }>((resolve, reject) => {
+      const child = spawn(
+        path.join(repoRoot, 'node_modules/.bin/tsx'),
+        ['--tsconfig', 'tsconfig.base.json', path.join(__dirname, 'fixtures/service.ts')],
+        {
+          cwd: repoRoot,
+          env: { PATH: process.env['PATH'] ?? '', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8');
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        if (/^ready$/m.test(out) && !child.killed) child.kill(signal);
+      });
+      child.on('error', reject);
+      child.on('exit', (code) =>
+        resolve({
+          code,
+          lines: out
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+          output: out + err,
+        }),
+      );
+    });
   }
 
   it('when the process gets SIGTERM, then it runs its steps and exits 0 with its logs flushed', async () => {
@@ -290,5 +297,50 @@ describe('shutdown of a real process', () => {
       msg: 'shutdown timed out; exiting with code 1',
       step: 'stuck',
     });
+  });
+
+  it('when a programmer error escapes as an unhandled rejection, then the process logs it at fatal, runs its steps and exits 1', async () => {
+    const { code, lines, output } = await runFixture(
+      { PROCESS_ERRORS: '1', FAULT: 'programmer-rejection' },
+      'SIGTERM',
+    );
+    expect(code).toBe(1);
+    expect(lines.map((l) => l['msg'])).toEqual([
+      'unhandled rejection of a programmer error; shutting down',
+      'shutdown started',
+      'shutdown step done',
+      'shutdown step done',
+      'shutdown complete',
+    ]);
+    expect(lines[0]).toMatchObject({ level: 60, err: { type: 'TypeError' } });
+    expect(lines.at(-1)).toMatchObject({ exitCode: 1 });
+    expect(output).not.toContain('13116900216');
+  });
+
+  it('when an exception is uncaught, then the process logs it at fatal, runs its steps and exits 1', async () => {
+    const { code, lines, output } = await runFixture(
+      { PROCESS_ERRORS: '1', FAULT: 'uncaught-exception' },
+      'SIGTERM',
+    );
+    expect(code).toBe(1);
+    expect(lines[0]).toMatchObject({ level: 60, msg: 'uncaught exception; shutting down' });
+    expect(lines.at(-1)).toMatchObject({ msg: 'shutdown complete', exitCode: 1 });
+    expect(output).not.toContain('13116900216');
+  });
+
+  it('when an operational error escapes as an unhandled rejection, then it is logged at error and the process carries on until its signal (exit 0)', async () => {
+    const { code, lines, output } = await runFixture(
+      { PROCESS_ERRORS: '1', FAULT: 'operational-rejection' },
+      'SIGTERM',
+    );
+    expect(code).toBe(0);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'unhandled rejection of an operational error; carrying on',
+      code: 'DATABASE_UNAVAILABLE',
+    });
+    expect(lines[1]).toMatchObject({ msg: 'shutdown started', signal: 'SIGTERM' });
+    expect(lines.some((l) => l['level'] === 60)).toBe(false);
+    expect(output).not.toContain('13116900216');
   });
 });

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 export { startTestInfra, useTestInfra, withDatabase, type TestInfra } from './infra';
 export {
   NatsServerNotFoundError,
@@ -19,3 +21,10 @@ export {
   type NatsClusterNode,
   type StartNatsClusterOptions,
 } from './nats-cluster';
+export { FAULT_SECRETS } from './process-fault-secrets';
+
+/**
+ * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:
+ * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
+ */
+export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');

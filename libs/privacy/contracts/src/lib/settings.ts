@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { guidSchema } from './common';
+import { partKodeSchema } from './parts';
 
 /**
  * Citizens' privacy settings, version 2 (the operations under /personverninnstillinger).
@@ -46,7 +47,9 @@ export const instantInputSchema = z.union([
 const innbyggerFnr = z.string().max(32).meta({
   description: "The citizen's national identity number (11 digits with valid check digits).",
 });
-const partKode = z.string().min(1).max(100);
+// A party's code as parties are created (partKodeSchema), not any string: forPart has no
+// definition to match first, so its partKode went straight into the grant lookup.
+const partKode = partKodeSchema;
 
 // ---------------------------------------------------------------- citizen metadata (requests)
 

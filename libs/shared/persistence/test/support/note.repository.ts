@@ -1,15 +1,14 @@
-import { modelOf } from '../models';
 /**
  * The repository pattern every data-access lib in this workspace follows, on a deliberately small
  * aggregate ("note"):
  * - one factory per aggregate that takes a mongoose Connection (never the global default);
- * - the schema declares its indexes, so `syncIndexes` and `autoIndex` both know them;
+ * - the schema declares its indexes, so `ensureIndexes` and `autoIndex` both know them;
  * - reads are `lean()` and mapped to a plain object of the contract type (no mongoose documents
  *   escape the repository);
  * - a duplicate-key error from the driver becomes a domain error the caller can act on.
  */
 import { Schema, type Connection } from 'mongoose';
-import { duplicateKeyInfo } from '../duplicate-key';
+import { duplicateKeyInfo, modelOf } from '../../src';
 
 export interface Note {
   key: string;

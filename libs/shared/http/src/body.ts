@@ -1,0 +1,164 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { AppError, badRequest, unsupportedMediaType } from '@nhp/shared-errors';
+
+/** Media types parsed as JSON (privacy-service.md lists exactly these). */
+export const JSON_MEDIA_TYPES = [
+  'application/json',
+  'application/json-patch+json',
+  'text/json',
+  'application/*+json',
+];
+
+export type BodyLimit = string | number;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const unsupportedBody = (req: { get(name: string): string | undefined }) =>
+  unsupportedMediaType(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Type ${req.get('content-type') ?? '(none)'} is not supported; send ${JSON_MEDIA_TYPES.join(', ')}`,
+  );
+
+/**
+ * A body on a method that takes one must be JSON; anything else is refused before routing.
+ * req.is() is null when there is no body, false when there is one of another type. One case needs
+ * reading: Node's own HTTP client (and so supertest, undici and friends) sends a body-less POST as
+ * an empty chunked body without Content-Type, which is not "a body" for the caller; so a body
+ * without Content-Type is read (within the size limit) and refused only if it is non-empty.
+ */
+export function requireJsonBody(limit: string | number): RequestHandler {
+  const readUntyped = readingBody(express.raw({ type: () => true, limit }), false);
+  return (req, res, next) => {
+    // A body already read to its end was read by the JSON parser (nothing else runs before this):
+    // no need to match its type again, which costs as much as the rest of this check.
+    if (!BODY_METHODS.has(req.method) || req.readableEnded || req.is(JSON_MEDIA_TYPES) !== false) {
+      next();
+      return;
+    }
+    if (req.get('content-type') !== undefined) throw unsupportedBody(req);
+    readUntyped(req, res, (err?: unknown) => {
+      if (err) {
+        next(err);
+      } else if (Buffer.isBuffer(req.body) && req.body.length > 0) {
+        next(unsupportedBody(req));
+      } else {
+        req.body = undefined;
+        next();
+      }
+    });
+  };
+}
+
+/**
+ * What body-parser passes on when the decompressor refuses the body (`Content-Encoding: gzip` on
+ * bytes that are not gzip, a truncated stream): zlib's own error with status 400 and no `type`,
+ * which no mapping recognises, so it was answered 500. It is the client's error: 400.
+ */
+function contentDecodingError(err: unknown, req: Request): AppError | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === undefined || encoding === '' || encoding === 'identity') return undefined;
+  const candidate = err as { type?: unknown; status?: unknown } | null;
+  if (typeof candidate !== 'object' || candidate === null || candidate.type !== undefined) {
+    return undefined;
+  }
+  if (candidate.status !== 400) return undefined;
+  const named = DECODED_ENCODINGS.has(encoding) ? encoding : 'the declared';
+  return badRequest(
+    'MALFORMED_CONTENT_ENCODING',
+    `Request body is not valid ${named} data (Content-Encoding)`,
+    undefined,
+    { cause: err },
+  );
+}
+
+/** The encodings body-parser decodes (zstd only where Node has it). */
+const DECODED_ENCODINGS = new Set(['gzip', 'br', 'deflate', 'zstd']);
+
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+function unpairedSurrogateIn(text: string): boolean {
+  return UNPAIRED_SURROGATE.test(text);
+}
+
+/**
+ * Whether a parsed JSON value holds a string (a value or a key) with an unpaired UTF-16 surrogate,
+ * which only the escape `\uD800`-`\uDFFF` without its partner produces. Such a string is not
+ * Unicode text (I-JSON, RFC 7493 §2.1, forbids it): `encodeURIComponent` throws on it, and UTF-8
+ * (MongoDB, NATS, hashes) silently turns it into U+FFFD. Walked with an explicit stack, since a body
+ * within the limit can nest deeper than the call stack goes.
+ */
+function holdsUnpairedSurrogate(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (unpairedSurrogateIn(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (const element of item) pending.push(element);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, member] of Object.entries(item)) {
+        if (unpairedSurrogateIn(key)) return true;
+        pending.push(member);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The refusal of a parsed JSON body that holds an unpaired surrogate (see holdsUnpairedSurrogate),
+ * or undefined when it holds none: what createHttpApp answers, for code that reads bodies before
+ * Express (privacy-api's status fast path) to answer alike.
+ */
+export function jsonBodyRefusal(body: unknown): AppError | undefined {
+  if (!holdsUnpairedSurrogate(body)) return undefined;
+  return badRequest(
+    'MALFORMED_JSON',
+    'Request body holds a string with an unpaired surrogate escape (\\uD800-\\uDFFF), which is not text',
+  );
+}
+
+/**
+ * A body reader (body-parser) whose refusals all reach the error handler as client errors: a body
+ * the decompressor refuses is a 400, not an unknown error. With `json`, a parsed body that is not
+ * text (jsonBodyRefusal) is refused before any route reads it.
+ */
+function readingBody(reader: RequestHandler, json: boolean): RequestHandler {
+  return (req, res, next) => {
+    const before = req.body as unknown;
+    reader(req, res, (err?: unknown) => {
+      if (err !== undefined && err !== null) {
+        next(contentDecodingError(err, req) ?? err);
+        return;
+      }
+      // Only a body this reader parsed: one handed over already parsed was checked where it was.
+      const body = req.body as unknown;
+      next(json && body !== before ? jsonBodyRefusal(body) : undefined);
+    });
+  };
+}
+
+/** One handler per distinct limit the function answers (a few at most), built on first use. */
+export function perLimit(
+  limitOf: (req: Request) => BodyLimit,
+  build: (limit: BodyLimit) => RequestHandler,
+): RequestHandler {
+  const handlers = new Map<BodyLimit, RequestHandler>();
+  return (req, res, next) => {
+    const limit = limitOf(req);
+    let handler = handlers.get(limit);
+    if (!handler) {
+      handler = build(limit);
+      handlers.set(limit, handler);
+    }
+    return handler(req, res, next);
+  };
+}
+
+/**
+ * The JSON body reader every app uses (body-parser's, with the refusals above): for code that reads
+ * a body before or beside Express (a fast path) to read it exactly as the app does.
+ */
+export function jsonBodyReader(limit: BodyLimit): RequestHandler {
+  return readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }), true);
+}
