@@ -20,7 +20,6 @@ import type { Logger } from '@nhp/shared-logger';
 import {
   connectNats,
   drainNats,
-  ensureStream,
   natsIsConnected,
   provisionStreams,
   withReplicas,
@@ -100,7 +99,7 @@ export async function createImporterContext(options: ImporterContextOptions) {
         signal: stopProvisioning.signal,
       }).then(
         () => {
-          streamReady = true;
+          publisher.streamProvisioned();
           publisher.kick();
         },
         () => undefined,
@@ -113,22 +112,14 @@ export async function createImporterContext(options: ImporterContextOptions) {
       return undefined;
     });
 
-  let streamReady = false;
+  // Ensures the stream before its first publish unless provisioned above, and again after a
+  // failed publish (the stream may have been lost with a NATS server).
   const publisher = createOutboxPublisher({
     outbox: writeRepo,
     nats: () => nc,
     logger,
+    stream,
     ...options.publishBackoff,
-    prepare: async (connection) => {
-      if (streamReady) return;
-      await ensureStream(connection, stream);
-      streamReady = true;
-      logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
-    },
-    onError: () => {
-      // The stream may have been lost with a NATS server; provision it again before the next try.
-      streamReady = false;
-    },
   });
 
   const metrics = createImporterMetrics({

@@ -6,157 +6,34 @@
  * - privacy-api trusts the development signing key (created in .data/ when missing; `npm run
  *   privacy-token` signs with it) unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are set.
  * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
+ *
+ * `npm start -- --ha`: the highly available topology instead (src/ha.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { start as startMongoServer } from '@nhp/mongo-server';
-import { sampleDataPath } from '@nhp/refsync-sample-data';
-import { ensureDevKey } from '@nhp/privacy-auth';
+import { join } from 'node:path';
 import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
+import {
+  apps,
+  dataDir,
+  portOf,
+  privacyAuthEnv,
+  say,
+  seedPrivacySampleData,
+  spawnApp,
+  startMongo,
+  stopChild,
+  waitHealthy,
+  type AppSpec,
+} from './common';
+import { startHaStack } from './ha';
 
-const root = resolve(__dirname, '../../..');
-const dataDir = resolve(process.env['DEV_DATA_DIR'] ?? join(root, '.data'));
-
-interface AppSpec {
-  name: string;
-  entry: string;
-  portVariable: string;
-  defaultPort: number;
-  color: number;
-  /** Variables this app needs that the environment may leave unset. */
-  env?: Record<string, string>;
-}
-
-/** An upstream variable as set, else the bundled v1 sample file (the importer has no default). */
-const sampleSource = (variable: string, dataset: 'treatmentGroup' | 'reimbursementGroup') =>
-  process.env[variable] || pathToFileURL(sampleDataPath('v1', dataset)).href;
-
-const apps: AppSpec[] = [
-  {
-    name: 'privacy-api',
-    entry: 'apps/privacy-api/src/main.ts',
-    portVariable: 'PRIVACY_API_PORT',
-    defaultPort: 3001,
-    color: 36,
-  },
-  {
-    name: 'refsync-api',
-    entry: 'apps/refsync-api/src/main.ts',
-    portVariable: 'REFSYNC_API_PORT',
-    defaultPort: 3002,
-    color: 35,
-  },
-  {
-    name: 'refsync-importer',
-    entry: 'apps/refsync-importer/src/main.ts',
-    portVariable: 'REFSYNC_IMPORTER_PORT',
-    defaultPort: 3003,
-    color: 33,
-    env: {
-      REFSYNC_SOURCE_TREATMENT_GROUP: sampleSource(
-        'REFSYNC_SOURCE_TREATMENT_GROUP',
-        'treatmentGroup',
-      ),
-      REFSYNC_SOURCE_REIMBURSEMENT_GROUP: sampleSource(
-        'REFSYNC_SOURCE_REIMBURSEMENT_GROUP',
-        'reimbursementGroup',
-      ),
-    },
-  },
-];
+const USAGE = 'usage: npm start [-- --ha]';
 
 /** What main() has started so far, stopped in reverse if start-up fails half way. */
 const startedInfra: Array<() => Promise<void>> = [];
 
-const say = (line: string) => process.stdout.write(`\x1b[1m[dev-stack]\x1b[0m ${line}\n`);
-
-function pipeWithPrefix(
-  stream: NodeJS.ReadableStream | null,
-  prefix: string,
-  out: NodeJS.WriteStream,
-): void {
-  if (!stream) return;
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) out.write(`${prefix} ${line}\n`);
-  });
-  stream.on('end', () => rest && out.write(`${prefix} ${rest}\n`));
-}
-
-async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      if (res.status === 200) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return false;
-}
-
-/**
- * privacy-api's sample data (tools/privacy-sample-data): a development party, definitions,
- * settings and representation relationships. A failure is reported and the stack stays up.
- */
-function seedPrivacySampleData(mongoUrl: string): Promise<void> {
-  return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'tools/privacy-sample-data/src/main.ts')],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
-          NODE_ENV: process.env['NODE_ENV'] ?? 'development',
-          MONGO_URL: mongoUrl,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    pipeWithPrefix(child.stdout, '\x1b[36m[privacy-sample-data]\x1b[0m', process.stdout);
-    pipeWithPrefix(child.stderr, '\x1b[36m[privacy-sample-data]\x1b[0m', process.stderr);
-    child.once('error', () => done());
-    child.once('exit', () => done());
-  });
-}
-
-function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(force);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** privacy-api's token issuer: the one configured, or the development key. */
-async function privacyAuthEnv(): Promise<Record<string, string>> {
-  const configured = ['PRIVACY_AUTH_ISSUER', 'PRIVACY_AUTH_JWKS_URL', 'PRIVACY_AUTH_JWKS_FILE'];
-  if (configured.some((name) => process.env[name])) {
-    say('privacy-api: using the configured PRIVACY_AUTH_* issuer');
-    return {};
-  }
-  const devKey = await ensureDevKey(dataDir);
-  say(
-    `privacy-api trusts the development key ${devKey.jwksFile} (tokens: npm run privacy-token -- --help)`,
-  );
-  return { PRIVACY_AUTH_ISSUER: devKey.issuer, PRIVACY_AUTH_JWKS_FILE: devKey.jwksFile };
-}
-
 async function main(): Promise<void> {
-  await mkdir(join(dataDir, 'mongo'), { recursive: true });
   await mkdir(join(dataDir, 'nats'), { recursive: true });
 
   let nats: NatsServerProcess | undefined;
@@ -170,19 +47,8 @@ async function main(): Promise<void> {
     say(`using NATS at NATS_URL`);
   }
 
-  let mongo: Awaited<ReturnType<typeof startMongoServer>> | undefined;
-  let mongoUrl = process.env['MONGO_URL'];
-  if (!mongoUrl) {
-    mongo = await startMongoServer({
-      port: Number(process.env['DEV_MONGO_PORT'] ?? 0),
-      dataFile: join(dataDir, 'mongo', 'nhp.bson'),
-    });
-    startedInfra.push(() => (mongo ? mongo.stop() : Promise.resolve()));
-    mongoUrl = `${mongo.uri}/nhp`;
-    say(`embedded MongoDB-compatible server (data ${join(dataDir, 'mongo')}) on ${mongoUrl}`);
-  } else {
-    say('using MongoDB at MONGO_URL');
-  }
+  const mongo = await startMongo(startedInfra);
+  const mongoUrl = mongo.url;
 
   const appEnv: Record<string, Record<string, string>> = { 'privacy-api': await privacyAuthEnv() };
 
@@ -194,7 +60,7 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping…');
     await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
-    await mongo?.stop();
+    await mongo.stop();
     await nats?.dispose();
     say('stopped');
     process.exit(code);
@@ -203,26 +69,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   for (const app of apps) {
-    const port = Number(process.env[app.portVariable] ?? app.defaultPort);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, app.entry)], {
-      cwd: root,
-      env: {
-        ...process.env,
-        // tsx resolves the @nhp/* path aliases from this tsconfig (the repo has no root tsconfig.json).
-        TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
-        NODE_ENV: process.env['NODE_ENV'] ?? 'development',
-        LOG_PRETTY: process.env['LOG_PRETTY'] ?? 'true',
-        ...app.env,
-        MONGO_URL: mongoUrl,
-        NATS_URL: natsUrl,
-        [app.portVariable]: String(port),
-        ...appEnv[app.name],
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawnApp(app, portOf(app), app.name, {
+      MONGO_URL: mongoUrl,
+      NATS_URL: natsUrl,
+      ...appEnv[app.name],
     });
-    const prefix = `\x1b[${app.color}m[${app.name}]\x1b[0m`;
-    pipeWithPrefix(child.stdout, prefix, process.stdout);
-    pipeWithPrefix(child.stderr, prefix, process.stderr);
     child.once('exit', (code, signal) => {
       if (stopping) return;
       say(`${app.name} exited (${signal ?? code}); stopping the stack`);
@@ -234,7 +85,7 @@ async function main(): Promise<void> {
   const summary: string[] = [];
   for (const [name, child] of children) {
     const app = apps.find((a) => a.name === name) as AppSpec;
-    const port = Number(process.env[app.portVariable] ?? app.defaultPort);
+    const port = portOf(app);
     const healthy = await waitHealthy(`http://127.0.0.1:${port}/health`, child, 90_000);
     summary.push(
       `  ${app.name.padEnd(17)} http://localhost:${port}  ${healthy ? 'healthy' : 'NOT healthy yet'}`,
@@ -247,7 +98,13 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
+const args = process.argv.slice(2);
+if (args.some((arg) => arg !== '--ha')) {
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}
+
+(args.includes('--ha') ? startHaStack(startedInfra) : main()).catch((err: unknown) => {
   process.stderr.write(
     `[dev-stack] failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
   );

@@ -56,7 +56,12 @@ describe('privacy-admin import-representation', () => {
     const code = await run(['import-representation', file], {
       out: (t) => (out += t),
       err: (t) => (err += t),
-      env: { MONGO_URL: infra.get().mongoUri, NATS_URL: infra.get().natsUrl, NODE_ENV: 'test', ...env },
+      env: {
+        MONGO_URL: infra.get().mongoUri,
+        NATS_URL: infra.get().natsUrl,
+        NODE_ENV: 'test',
+        ...env,
+      },
     });
     return { code, out, err };
   }

@@ -158,6 +158,46 @@ describe('journal: audit records and events written with the change', () => {
     );
   });
 
+  it('when a document and pointer written before the shared outbox hold an entry, then a sweep relays it: audit record, event, entry and pointer gone', async () => {
+    const entry = entryFor('doc-old', '13116900216', true);
+    // Exactly as the previous journal stored them (raw, not through the journal).
+    await conn.collection(PENDING_COLLECTION).insertOne({
+      _id: entry.id as never,
+      collection: COLLECTION,
+      docId: 'doc-old',
+      createdAt: new Date(),
+    });
+    await conn
+      .collection(COLLECTION)
+      .insertOne({ _id: 'doc-old' as never, value: 9, journal: [entry] });
+    const published: JournalEvent[] = [];
+    const journal = createJournal({
+      connection: conn,
+      logger,
+      publish: async (e) => void published.push(e),
+    });
+    expect(
+      (await journal.listAudit({ fnr: '13116900216' })).find((r) => r.id === entry.id),
+    ).toMatchObject({
+      relayed: false,
+    });
+    expect(await journal.sweep()).toBeGreaterThanOrEqual(1);
+    expect(published.filter((e) => e.id === entry.id)).toEqual([entry.event]);
+    expect(
+      await conn.collection(AUDIT_COLLECTION).findOne({ _id: entry.id as never }),
+    ).toMatchObject({
+      operation: 'setting.set',
+      eventId: entry.id,
+    });
+    expect(await conn.collection(COLLECTION).findOne({ _id: 'doc-old' as never })).toMatchObject({
+      value: 9,
+      journal: [],
+    });
+    expect(
+      await conn.collection(PENDING_COLLECTION).countDocuments({ _id: entry.id as never }),
+    ).toBe(0);
+  });
+
   it('when the audit trail is listed by definition or party, then records of other targets are left out', async () => {
     const journal = createJournal({ connection: conn, logger });
     const entry = newJournalEntry({

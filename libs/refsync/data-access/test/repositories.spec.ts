@@ -470,6 +470,36 @@ describe('outbox', () => {
     expect((await write.pendingEvents()).map((e) => e.id)).toEqual([eventFor(1).id, unchanged.id]);
   });
 
+  it('when a state document written before the shared outbox holds events, then the pending ones are listed, marked and trimmed as before', async () => {
+    const { State } = refsyncModels(conn);
+    // Exactly as the previous code stored them (raw, not through this repository).
+    const stored = (version: number, publishedAt: Date | null) => ({
+      id: eventFor(version).id,
+      subject: SYNC_COMPLETED_SUBJECT,
+      payload: eventFor(version).payload,
+      createdAt: timeOf(version),
+      publishedAt,
+    });
+    await State.collection.insertOne({
+      _id: 'refsync' as never,
+      version: 3,
+      committedAt: timeOf(3),
+      outbox: [stored(1, timeOf(10)), stored(3, null), stored(2, null)],
+    });
+    expect((await write.pendingEvents()).map((e) => e.id)).toEqual([
+      eventFor(2).id,
+      eventFor(3).id,
+    ]);
+    expect(await write.markEventPublished(eventFor(2).id, timeOf(11))).toBe(true);
+    await write.prune({ keepPublishedEvents: 1 });
+    const state = await State.findById('refsync').lean();
+    expect(state?.outbox.map((e) => [e.id, e.publishedAt])).toEqual([
+      [eventFor(3).id, null],
+      [eventFor(2).id, timeOf(11)],
+    ]);
+    expect(await write.readState()).toEqual({ version: 3, committedAt: timeOf(3) });
+  });
+
   it('when the very first run changes nothing, then the state document is created at version 0', async () => {
     await write.recordUnchangedRun({ ...eventFor(0), id: syncCompletedEventId(0, 'run-1') });
     expect(await write.readState()).toEqual({ version: 0, committedAt: null });

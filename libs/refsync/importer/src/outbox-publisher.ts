@@ -1,19 +1,20 @@
-import pRetry from 'p-retry';
-import type { RefsyncWriteRepository } from '@nhp/refsync-data-access';
-import { AppError, isAppError } from '@nhp/shared-errors';
+import { STATE_COLLECTION, STATE_ID, type RefsyncWriteRepository } from '@nhp/refsync-data-access';
+import type { OutboxEvent } from '@nhp/refsync-sync';
 import type { Logger } from '@nhp/shared-logger';
+import type { CloudEvent, NatsConnection, StreamSpec } from '@nhp/shared-messaging';
 import {
-  natsIsConnected,
-  publishCloudEvent,
-  type CloudEvent,
-  type NatsConnection,
-} from '@nhp/shared-messaging';
+  createJetStreamPublisher,
+  createOutboxRelay,
+  type OutboxStore,
+  type RelaySummary,
+} from '@nhp/shared-outbox';
+import { refsyncStreamSpec } from './events';
 
 export interface PublishSummary {
   published: number;
   /** Acknowledged as already in the stream (a re-publish inside the duplicate window). */
   duplicates: number;
-  /** Still pending after this attempt. */
+  /** Still pending after this attempt; -1 when the outbox could not be read. */
   pending: number;
   error?: string;
 }
@@ -23,217 +24,105 @@ export interface OutboxPublisherOptions {
   /** The NATS connection, once there is one (the importer starts without NATS). */
   nats: () => NatsConnection | undefined;
   logger: Logger;
+  /**
+   * The stream the events go to (its replicas as configured), ensured before the first publish
+   * and again after a failure (it may have been lost with a NATS server); default
+   * refsyncStreamSpec.
+   */
+  stream?: StreamSpec;
   ackTimeoutMs?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
   onPublished?: (summary: PublishSummary) => void;
-  /** Runs before publishing on a connection (the importer provisions its stream here). */
-  prepare?: (nc: NatsConnection) => Promise<void>;
-  /** Called when publishing failed, before the retry. */
-  onError?: (err: unknown) => void;
 }
+
+/** The state document, as the relay names it; its events are read through the repository. */
+const STATE_DOCUMENT = { collection: STATE_COLLECTION, docId: STATE_ID };
 
 /**
  * Sends the outbox's pending events to JetStream, oldest first, each with its event id as
  * Nats-Msg-Id, and marks an event sent only after JetStream acknowledged it. A crash between the
  * ack and the mark re-sends the event later, which the stream drops as a duplicate: at least once
- * on the wire, exactly once in the stream.
+ * on the wire, exactly once in the stream. The relay, its retries with backoff and the JetStream
+ * publish are the platform's one outbox mechanism (`@nhp/shared-outbox`).
  */
 export function createOutboxPublisher(options: OutboxPublisherOptions) {
   const { outbox, logger } = options;
-  const ackTimeoutMs = options.ackTimeoutMs ?? 5000;
-  const baseDelayMs = options.baseDelayMs ?? 500;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
-  let inFlight: Promise<PublishSummary> | undefined;
+  const jetStream = createJetStreamPublisher({
+    nats: options.nats,
+    stream: options.stream ?? refsyncStreamSpec,
+    logger,
+    ackTimeoutMs: options.ackTimeoutMs,
+  });
+  const store: OutboxStore<OutboxEvent> = {
+    documents: async () => [STATE_DOCUMENT],
+    pending: () => outbox.pendingEvents(),
+    async settle(_ref, event) {
+      await outbox.markEventPublished(event.id);
+    },
+  };
+  const relay = createOutboxRelay<OutboxEvent>({
+    name: 'outbox',
+    store,
+    // The outbox entry is the complete CloudEvent, published as it is.
+    publish: (event) =>
+      jetStream.publish({
+        id: event.id,
+        subject: event.subject,
+        event: event.payload as CloudEvent,
+      }),
+    logger,
+    // Failures are reported by the retries ("events not yet published, retrying") and summaries.
+    onRelayFailed: () => undefined,
+    onSwept: (relayed) => {
+      const summary = publishSummary(relayed);
+      if (summary.published + summary.duplicates > 0) options.onPublished?.(summary);
+    },
+    backoff: { baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs },
+  });
 
-  async function publishOnce(): Promise<PublishSummary> {
-    const events = await outbox.pendingEvents();
-    const summary: PublishSummary = { published: 0, duplicates: 0, pending: events.length };
-    if (events.length === 0) return summary;
-    const nc = options.nats();
-    if (!nc || !natsIsConnected(nc)) return { ...summary, error: 'NATS is not connected' };
-    try {
-      await options.prepare?.(nc);
-    } catch (err) {
-      options.onError?.(err);
-      return { ...summary, error: `JetStream not ready: ${(err as Error).message}` };
-    }
-    for (const event of events) {
-      try {
-        const ack = await publishCloudEvent(nc, event.subject, event.payload as CloudEvent, {
-          msgId: event.id,
-          timeoutMs: ackTimeoutMs,
-        });
-        await outbox.markEventPublished(event.id);
-        summary.pending -= 1;
-        if (ack.duplicate) summary.duplicates += 1;
-        else summary.published += 1;
-        logger.info(
-          {
-            eventId: event.id,
-            subject: event.subject,
-            stream: ack.stream,
-            seq: ack.seq,
-            duplicate: ack.duplicate,
-          },
-          'event published',
-        );
-      } catch (err) {
-        options.onError?.(err);
-        // Keep the order: later events wait until this one is acknowledged.
-        return { ...summary, error: (err as Error).message };
-      }
-    }
-    return summary;
-  }
-
-  /** One pass over the pending events; concurrent callers share the pass in progress. */
-  function publishPending(): Promise<PublishSummary> {
-    inFlight ??= publishOnce()
-      .catch((err: unknown): PublishSummary => ({
+  return {
+    /** One pass over the pending events; concurrent callers share the pass in progress. */
+    publishPending: (): Promise<PublishSummary> =>
+      relay.sweep().then(publishSummary, (err: Error) => ({
         published: 0,
         duplicates: 0,
         pending: -1,
-        error: (err as Error).message,
-      }))
-      .then((summary) => {
-        if (summary.published + summary.duplicates > 0) options.onPublished?.(summary);
-        return summary;
-      })
-      .finally(() => {
-        inFlight = undefined;
-      });
-    return inFlight;
-  }
+        error: err.message,
+      })),
 
-  const retryOptions = (maxDelay: number) => ({
-    retries: Number.POSITIVE_INFINITY,
-    minTimeout: Math.min(baseDelayMs, maxDelay),
-    maxTimeout: maxDelay,
-    factor: 2,
-    randomize: true,
-  });
-
-  /** One pass that throws while events stay pending, so p-retry can back off and try again. */
-  async function publishOrThrow(): Promise<PublishSummary> {
-    const summary = await publishPending();
-    if (summary.error) throw eventsPending(summary);
-    return summary;
-  }
-
-  /**
-   * Retries with backoff until nothing is pending or `deadlineMs` has passed (the CLI's `--once`);
-   * resolves with the last pass's summary either way.
-   */
-  async function publishUntilAcked(deadlineMs: number): Promise<PublishSummary> {
-    try {
-      return await pRetry(publishOrThrow, {
-        ...retryOptions(maxDelayMs),
-        maxRetryTime: deadlineMs,
-        onFailedAttempt: ({ error, retryDelay }) => {
-          if (retryDelay <= 0) return;
-          const summary = pendingSummary(error);
-          logger.warn(
-            { pending: summary?.pending, reason: error.message, retryInMs: retryDelay },
-            'events not yet published, retrying',
-          );
-        },
-      });
-    } catch (err) {
-      return (
-        pendingSummary(err) ?? {
-          published: 0,
-          duplicates: 0,
-          pending: -1,
-          error: (err as Error).message,
-        }
-      );
-    }
-  }
-
-  let running = false;
-  /** Aborted by kick() and stop(): cuts a backoff or an interval short. */
-  let wake = new AbortController();
-  let loopDone: Promise<void> | undefined;
-
-  const sleep = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-    });
-
-  return {
-    publishPending,
-    publishUntilAcked,
+    /**
+     * Retries with backoff until nothing is pending or `deadlineMs` has passed (the CLI's `--once`);
+     * resolves with the last pass's summary either way.
+     */
+    publishUntilAcked: async (deadlineMs: number): Promise<PublishSummary> =>
+      publishSummary(await relay.relayUntilDone(deadlineMs)),
 
     /**
      * The worker's loop: publish now, then again after every `kick()` (a commit) and every
      * `intervalMs`; after a failure sooner, with exponential backoff (at most `intervalMs`),
      * until JetStream acks.
      */
-    start(intervalMs: number): void {
-      if (running) return;
-      running = true;
-      loopDone = (async () => {
-        while (running) {
-          const signal = wake.signal;
-          await pRetry(publishOrThrow, {
-            ...retryOptions(Math.min(intervalMs, maxDelayMs)),
-            signal,
-            onFailedAttempt: ({ error, attemptNumber, retryDelay }) => {
-              if (attemptNumber !== 1 && attemptNumber % 10 !== 0) return;
-              logger.warn(
-                {
-                  pending: pendingSummary(error)?.pending,
-                  reason: error.message,
-                  retryInMs: retryDelay,
-                },
-                'events not yet published, retrying',
-              );
-            },
-          }).catch(() => undefined); // woken by kick() or stop(): go round again, or end
-          if (!running) break;
-          await sleep(intervalMs, signal);
-          if (signal.aborted) wake = new AbortController();
-        }
-      })();
-    },
+    start: (intervalMs: number): void => relay.start(intervalMs),
 
     /** Publish now (after a commit) instead of at the next interval or backoff step. */
-    kick(): void {
-      wake.abort();
-    },
+    kick: (): void => relay.kick(),
 
-    async stop(): Promise<void> {
-      running = false;
-      wake.abort();
-      await loopDone;
-      await inFlight;
-    },
+    /** The app provisioned the stream itself (at connect): no need to ensure it before publishing. */
+    streamProvisioned: (): void => jetStream.streamProvisioned(),
+
+    stop: (): Promise<void> => relay.stop(),
   };
 }
 
-/** Control flow for p-retry: a pass that left events pending. */
-function eventsPending(summary: PublishSummary): AppError {
-  return new AppError({
-    code: 'OUTBOX_EVENTS_PENDING',
-    status: 503,
-    category: 'unavailable',
-    message: summary.error ?? 'events not acknowledged',
-    details: summary,
-  });
-}
-
-function pendingSummary(err: unknown): PublishSummary | undefined {
-  return isAppError(err) && err.code === 'OUTBOX_EVENTS_PENDING'
-    ? (err.details as PublishSummary)
-    : undefined;
+function publishSummary(summary: RelaySummary): PublishSummary {
+  const result: PublishSummary = {
+    published: summary.relayed - summary.duplicates,
+    duplicates: summary.duplicates,
+    pending: summary.pending ?? -1,
+  };
+  if (summary.error) result.error = summary.reason ?? summary.error.message;
+  return result;
 }
 
 export type OutboxPublisher = ReturnType<typeof createOutboxPublisher>;

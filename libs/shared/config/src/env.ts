@@ -117,7 +117,9 @@ export function envUrl(options: EnvUrlOptions = {}) {
 export function envUrlList(options: EnvUrlOptions = {}) {
   const protocols = options.protocols;
   const expectation = `one or more comma-separated ${
-    protocols?.length ? `URLs starting with ${protocols.map((p) => `${p}://`).join(' or ')}` : 'URLs'
+    protocols?.length
+      ? `URLs starting with ${protocols.map((p) => `${p}://`).join(' or ')}`
+      : 'URLs'
   }`;
   const schema = fromString(
     (raw) => {

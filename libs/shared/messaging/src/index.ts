@@ -30,8 +30,4 @@ export {
   type OnceStore,
   type OpenOnceStoreOptions,
 } from './once-store';
-export {
-  announceInvalidation,
-  listenForInvalidations,
-  type Invalidation,
-} from './invalidation';
+export { announceInvalidation, listenForInvalidations, type Invalidation } from './invalidation';

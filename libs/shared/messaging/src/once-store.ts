@@ -46,7 +46,10 @@ export async function openOnceStore(
         await kv.create(key, new Uint8Array(0));
         return true;
       } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
+        if (
+          err instanceof JetStreamApiError &&
+          err.code === JetStreamApiCodes.StreamWrongLastSequence
+        ) {
           return false;
         }
         throw err;

@@ -14,6 +14,13 @@ export {
 } from './mongo-process';
 export { freePort } from './free-port';
 export { LogCapture } from './log-capture';
+export {
+  startNatsCluster,
+  type Jsz,
+  type NatsCluster,
+  type NatsClusterNode,
+  type StartNatsClusterOptions,
+} from './nats-cluster';
 export { FAULT_SECRETS } from './process-fault-secrets';
 export {
   startAppProcess,

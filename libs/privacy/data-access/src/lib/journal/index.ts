@@ -1,19 +1,19 @@
 export {
-  AUDIT_COLLECTION,
-  createJournal,
-  ensureJournalIndexes,
   JOURNAL_FIELD,
-  journalModels,
   journalPush,
   newJournalEntry,
-  PENDING_COLLECTION,
   type AuditActor,
-  type AuditFilter,
-  type AuditRecord,
   type AuditTarget,
-  type CreateJournalOptions,
-  type Journal,
   type JournalEntry,
   type JournalEvent,
   type NewJournalEntry,
+} from './entry';
+export { AUDIT_COLLECTION, type AuditFilter, type AuditRecord } from './audit';
+export {
+  createJournal,
+  ensureJournalIndexes,
+  journalModels,
+  PENDING_COLLECTION,
+  type CreateJournalOptions,
+  type Journal,
 } from './journal';

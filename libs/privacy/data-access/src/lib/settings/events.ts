@@ -7,14 +7,12 @@ import {
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,
-  ensureStream,
-  natsIsConnected,
-  publishCloudEvent,
   type CloudEvent,
   type EventDefinition,
   type NatsConnection,
   type StreamSpec,
 } from '@nhp/shared-messaging';
+import { createJetStreamPublisher } from '@nhp/shared-outbox';
 import type { z } from 'zod';
 import type { JournalEvent } from '../journal';
 
@@ -52,49 +50,39 @@ export interface SettingEventPublisherOptions {
 }
 
 /**
- * The journal's `publish`: a JournalEvent as a CloudEvent through JetStream, Nats-Msg-Id = the
- * event id (one per change), resolved only once the stream acknowledged it. The stream is
- * provisioned before the first publish and again after a failure (it may have been lost with a
- * NATS server). A failure throws: the journal keeps the entry and its sweeper tries again.
+ * The journal's `publish`: a JournalEvent as a CloudEvent through JetStream (the shared outbox's
+ * publisher), Nats-Msg-Id = the event id (one per change), resolved only once the stream
+ * acknowledged it. The stream is provisioned before the first publish and again after a failure
+ * (it may have been lost with a NATS server). A failure throws: the journal keeps the entry and
+ * its sweeper tries again.
  */
 export function createSettingEventPublisher(options: SettingEventPublisherOptions) {
-  const { logger } = options;
-  const stream = options.stream ?? privacyEventsStreamSpec;
-  let streamReady: Promise<unknown> | undefined;
+  const jetStream = createJetStreamPublisher({
+    nats: options.nats,
+    stream: options.stream ?? privacyEventsStreamSpec,
+    logger: options.logger,
+    ackTimeoutMs: options.ackTimeoutMs,
+    publishedLogLevel: 'debug',
+  });
 
   return async function publish(event: JournalEvent): Promise<void> {
-    const nc = options.nats();
-    if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
-    try {
-      streamReady ??= ensureStream(nc, stream).then((info) => {
-        logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
-        return info;
-      });
-      await streamReady;
-      const envelope: CloudEvent = {
-        specversion: '1.0',
-        id: event.id,
-        source: PRIVACY_EVENT_SOURCE,
-        type: event.type,
-        time: event.time,
-        datacontenttype: 'application/json',
-        data: event.data,
-      };
-      const ack = await publishCloudEvent(nc, event.subject, envelope, {
-        msgId: event.id,
-        timeoutMs: options.ackTimeoutMs ?? 5000,
-        // The setting-changed data is checked against its contract once more before it leaves.
-        ...(event.type === SETTING_CHANGED_EVENT_TYPE
-          ? { eventDef: settingChangedEvent as unknown as EventDefinition<z.ZodType> }
-          : {}),
-      });
-      logger.debug(
-        { eventId: event.id, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate },
-        'event published',
-      );
-    } catch (err) {
-      streamReady = undefined;
-      throw err;
-    }
+    const envelope: CloudEvent = {
+      specversion: '1.0',
+      id: event.id,
+      source: PRIVACY_EVENT_SOURCE,
+      type: event.type,
+      time: event.time,
+      datacontenttype: 'application/json',
+      data: event.data,
+    };
+    await jetStream.publish({
+      id: event.id,
+      subject: event.subject,
+      event: envelope,
+      // The setting-changed data is checked against its contract once more before it leaves.
+      ...(event.type === SETTING_CHANGED_EVENT_TYPE
+        ? { eventDef: settingChangedEvent as unknown as EventDefinition<z.ZodType> }
+        : {}),
+    });
   };
 }

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'shared-outbox',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,36 @@
+export {
+  documentKey,
+  type DocumentRef,
+  type OutboxEntry,
+  type OutboxStore,
+  type PublishOutcome,
+  type RelaySummary,
+} from './lib/types';
+export {
+  documentEntries,
+  outboxPush,
+  PUBLISHED_AT,
+  type DocumentEntries,
+  type DocumentEntriesOptions,
+  type SettleMode,
+} from './lib/document-entries';
+export {
+  outboxPointers,
+  pointerSchema,
+  type OutboxPointer,
+  type OutboxPointers,
+  type OutboxPointersOptions,
+} from './lib/pointers';
+export {
+  documentOutboxStore,
+  SWEEP_BATCH,
+  type DocumentOutboxStoreOptions,
+} from './lib/document-store';
+export { createOutboxRelay, type CreateOutboxRelayOptions, type OutboxRelay } from './lib/relay';
+export {
+  createJetStreamPublisher,
+  type JetStreamPublisher,
+  type JetStreamPublisherOptions,
+  type OutboxMessage,
+  type PublishedAck,
+} from './lib/jetstream-publisher';

@@ -1,0 +1,61 @@
+import type { DocumentEntries } from './document-entries';
+import type { OutboxPointers } from './pointers';
+import { documentKey, type DocumentRef, type OutboxEntry, type OutboxStore } from './types';
+
+/** Pointers a sweep reads at most, oldest first; the rest wait for the next sweep. */
+export const SWEEP_BATCH = 500;
+
+export type DocumentOutboxStoreOptions<E extends OutboxEntry> = {
+  entries: DocumentEntries<E>;
+} & (
+  | {
+      /** Entries may be in any document: a pointer per entry says where (see OutboxPointers). */
+      pointers: OutboxPointers;
+    }
+  | {
+      /** Entries are only ever in these documents (e.g. one state document). */
+      documents: readonly DocumentRef[];
+    }
+);
+
+/** The store of entries kept inside the changed documents (see `documentEntries`). */
+export function documentOutboxStore<E extends OutboxEntry>(
+  options: DocumentOutboxStoreOptions<E>,
+): OutboxStore<E> {
+  const { entries } = options;
+  if (!('pointers' in options)) {
+    const documents = [...options.documents];
+    return {
+      documents: async () => documents,
+      pending: (ref) => entries.pending(ref),
+      async settle(ref, entry) {
+        await entries.settle(ref, entry.id);
+      },
+    };
+  }
+  const { pointers } = options;
+  return {
+    async documents() {
+      const unique = new Map<string, DocumentRef>();
+      for (const p of await pointers.list(SWEEP_BATCH)) {
+        const ref = { collection: p.collection, docId: p.docId };
+        unique.set(documentKey(ref), ref);
+      }
+      return [...unique.values()];
+    },
+    pending: (ref) => entries.pending(ref),
+    async settle(ref, entry) {
+      await entries.settle(ref, entry.id);
+      await pointers.forget(entry.id);
+    },
+    // A stale pointer whose entry is in no document names a write that never happened (the
+    // process died between the pointer and the write): drop it. One whose entry is still there
+    // waits for its relay.
+    async afterSweep() {
+      for (const p of await pointers.stale(SWEEP_BATCH)) {
+        const ref = { collection: p.collection, docId: p.docId };
+        if (!(await entries.holds(ref, p._id))) await pointers.forget(p._id);
+      }
+    },
+  };
+}

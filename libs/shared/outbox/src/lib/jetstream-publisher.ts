@@ -1,0 +1,103 @@
+import type { Logger } from '@nhp/shared-logger';
+import {
+  ensureStream,
+  natsIsConnected,
+  publishCloudEvent,
+  type CloudEvent,
+  type EventDefinition,
+  type NatsConnection,
+  type StreamSpec,
+} from '@nhp/shared-messaging';
+import type { z } from 'zod';
+
+/** One event as an outbox publishes it. */
+export interface OutboxMessage {
+  /** The Nats-Msg-Id (the entry's and the event's id): JetStream drops a repeat as a duplicate. */
+  id: string;
+  subject: string;
+  event: CloudEvent;
+  /** When given, the event is checked against its contract once more before it leaves. */
+  eventDef?: EventDefinition<z.ZodType>;
+}
+
+export interface PublishedAck {
+  stream: string;
+  seq: number;
+  duplicate: boolean;
+}
+
+export interface JetStreamPublisherOptions {
+  /** The NATS connection, once there is one (services start without NATS). */
+  nats: () => NatsConnection | undefined;
+  /** Ensured before the first publish and again after a failure (it may be lost with a server). */
+  stream: StreamSpec;
+  logger: Logger;
+  /** How long to wait for the stream's acknowledgement (default 5000 ms). */
+  ackTimeoutMs?: number;
+  /** The level of the "event published" line (default info). */
+  publishedLogLevel?: 'info' | 'debug';
+}
+
+export interface JetStreamPublisher {
+  /**
+   * Publishes through JetStream with Nats-Msg-Id = message.id and resolves with the stream's
+   * acknowledgement. Throws when NATS is not connected, the stream cannot be ensured, or no
+   * acknowledgement came in time.
+   */
+  publish(message: OutboxMessage): Promise<PublishedAck>;
+  /** The stream was provisioned elsewhere (at connect): the next publish need not ensure it. */
+  streamProvisioned(): void;
+}
+
+export function createJetStreamPublisher(options: JetStreamPublisherOptions): JetStreamPublisher {
+  const { logger, stream } = options;
+  const level = options.publishedLogLevel ?? 'info';
+  let streamReady: Promise<unknown> | undefined;
+
+  function ensure(nc: NatsConnection): Promise<unknown> {
+    streamReady ??= ensureStream(nc, stream).then(
+      (info) => {
+        logger.info({ stream: stream.name, subjects: stream.subjects }, 'JetStream stream ready');
+        return info;
+      },
+      (err: unknown) => {
+        throw new Error(`JetStream not ready: ${(err as Error).message}`, { cause: err });
+      },
+    );
+    return streamReady;
+  }
+
+  return {
+    async publish(message) {
+      const nc = options.nats();
+      if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
+      try {
+        await ensure(nc);
+        const ack = await publishCloudEvent(nc, message.subject, message.event, {
+          msgId: message.id,
+          timeoutMs: options.ackTimeoutMs ?? 5000,
+          ...(message.eventDef ? { eventDef: message.eventDef } : {}),
+        });
+        logger[level](
+          {
+            eventId: message.id,
+            subject: message.subject,
+            stream: ack.stream,
+            seq: ack.seq,
+            duplicate: ack.duplicate,
+          },
+          'event published',
+        );
+        return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+      } catch (err) {
+        // The stream may have been lost with a NATS server: ensure it again before the next try.
+        streamReady = undefined;
+        throw err;
+      }
+    },
+
+    streamProvisioned() {
+      streamReady = Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Connection } from 'mongoose';
+import { Schema } from 'mongoose';
+import type { DocumentRef } from './types';
+
+/**
+ * A pointer to a document that carries (or is about to carry) an entry: how a sweep after a crash
+ * finds entries when they can be in any document of any collection. Inserted before the write
+ * that carries the entry, removed once the entry is relayed.
+ */
+export interface OutboxPointer {
+  /** The entry's id. */
+  _id: string;
+  collection: string;
+  docId: unknown;
+  createdAt: Date;
+}
+
+export interface OutboxPointers {
+  readonly collection: string;
+  /** Before the write: the document `ref` is about to carry the entry `entryId`. */
+  register(entryId: string, ref: DocumentRef): Promise<void>;
+  /** The oldest pointers, up to `limit`. */
+  list(limit: number): Promise<OutboxPointer[]>;
+  /** Pointers older than the stale age (their write has had ample time), oldest first. */
+  stale(limit: number): Promise<OutboxPointer[]>;
+  forget(entryId: string): Promise<void>;
+}
+
+export interface OutboxPointersOptions {
+  connection: Connection;
+  /** The pointers' collection. */
+  collection: string;
+  /** A pointer older than this whose entry is in no document names a write that never happened. */
+  staleAfterMs: number;
+  now?: () => number;
+}
+
+/** The pointers' schema, for the index a sweep reads them by; register it as a model to build it. */
+export function pointerSchema(collection: string): Schema {
+  const schema = new Schema(
+    { _id: { type: String, required: true } },
+    { collection, versionKey: false, strict: false },
+  );
+  schema.index({ createdAt: 1 }, { name: 'created_at' });
+  return schema;
+}
+
+export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
+  const { connection, collection, staleAfterMs } = options;
+  const now = options.now ?? Date.now;
+  const pointers = () => connection.collection<OutboxPointer>(collection);
+  return {
+    collection,
+    async register(entryId, ref) {
+      await pointers().insertOne({
+        _id: entryId,
+        collection: ref.collection,
+        docId: ref.docId,
+        createdAt: new Date(now()),
+      });
+    },
+    list: (limit) => pointers().find({}).sort({ createdAt: 1 }).limit(limit).toArray(),
+    stale: (limit) =>
+      pointers()
+        .find({ createdAt: { $lt: new Date(now() - staleAfterMs) } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray(),
+    async forget(entryId) {
+      await pointers().deleteOne({ _id: entryId });
+    },
+  };
+}
