@@ -93,6 +93,11 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
     autoIndex: options.autoIndex ?? true,
     autoCreate: options.autoIndex ?? true,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 1000,
+    // The driver's monitor checks the server every second (default 10 s). While the connection is
+    // known to be down, readiness probes and refsync's reads do not send operations (they would only
+    // wait for selection), so nothing else prompts a check: without this an app served again up to
+    // 10 s after MongoDB came back. A hello a second per app is negligible.
+    heartbeatFrequencyMS: 1000,
     writeConcern: options.writeConcern ?? DURABLE_WRITE_CONCERN,
     // Reads that must see the latest write go to the primary (the default, stated here because
     // a replica set makes it matter: read-your-writes after an acknowledged set).
