@@ -16,6 +16,7 @@ import {
 import type { Logger } from '@nhp/shared-logger';
 import {
   defineEvent,
+  onNatsReconnect,
   subscribeCloudEvents,
   type NatsConnection,
   type Subscription,
@@ -146,6 +147,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const unlabelledCounts = metrics.route('other');
 
   let subscription: Subscription | undefined;
+  let stopReconnectRefresh: (() => void) | undefined;
   function listenForEvents(nats: NatsConnection): void {
     if (subscription) return;
     subscription = subscribeCloudEvents(
@@ -161,6 +163,15 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       },
       logger,
     );
+    // An event published while this instance was disconnected is never delivered: read the
+    // version again as soon as the connection is back, not only at the next periodic check.
+    stopReconnectRefresh = onNatsReconnect(nats, () => {
+      versions
+        .refresh('reconnect')
+        .catch((err: unknown) =>
+          logger.warn({ err }, 'data version check after the NATS reconnect failed'),
+        );
+    });
   }
   if (deps.nats) listenForEvents(deps.nats);
 
@@ -358,6 +369,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     async close() {
       versions.stopPeriodicCheck();
       subscription?.unsubscribe();
+      stopReconnectRefresh?.();
     },
   });
 }

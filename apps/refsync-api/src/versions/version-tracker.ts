@@ -1,6 +1,6 @@
 import type { Logger } from '@nhp/shared-logger';
 
-export type RefreshReason = 'start' | 'event' | 'periodic' | 'request';
+export type RefreshReason = 'start' | 'event' | 'reconnect' | 'periodic' | 'request';
 
 export interface VersionTrackerOptions {
   /** Reads the committed data version from storage. */

@@ -17,6 +17,25 @@ export interface ConnectNatsOptions {
  */
 const connected = new WeakMap<NatsConnection, boolean>();
 
+/** Who wants to know when a connection is back (see onNatsReconnect). */
+const reconnectListeners = new WeakMap<NatsConnection, Set<() => void>>();
+
+/**
+ * Calls `listener` each time `nc` reconnects after a disconnect. Core NATS delivers nothing that
+ * was published while a subscriber was away, so whoever keeps state in step with a subject (a
+ * cached version, cached entries) must catch up here instead of waiting for the next message.
+ * Only for connections made by connectNats. Returns a function that removes the listener.
+ */
+export function onNatsReconnect(nc: NatsConnection, listener: () => void): () => void {
+  let listeners = reconnectListeners.get(nc);
+  if (!listeners) {
+    listeners = new Set();
+    reconnectListeners.set(nc, listeners);
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 function toServerList(servers: string | string[]): string[] {
   const list = Array.isArray(servers) ? servers : servers.split(',');
   return list.map((s) => s.trim()).filter((s) => s.length > 0);
@@ -52,6 +71,13 @@ async function watchStatus(nc: NatsConnection, logger: Logger): Promise<void> {
       case 'reconnect':
         connected.set(nc, true);
         logger.info({ server: status.server }, 'nats reconnected');
+        for (const listener of reconnectListeners.get(nc) ?? []) {
+          try {
+            listener();
+          } catch (err) {
+            logger.error({ err }, 'nats reconnect listener failed');
+          }
+        }
         break;
       case 'reconnecting':
         logger.debug('nats reconnecting');

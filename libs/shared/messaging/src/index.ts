@@ -2,6 +2,7 @@ export {
   connectNats,
   drainNats,
   natsIsConnected,
+  onNatsReconnect,
   tryConnectNats,
   type ConnectNatsOptions,
 } from './connection';

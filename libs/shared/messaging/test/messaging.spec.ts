@@ -9,6 +9,7 @@ import {
   drainNats,
   ensureStream,
   natsIsConnected,
+  onNatsReconnect,
   publishCloudEvent,
   subscribeCloudEvents,
   type NatsConnection,
@@ -113,11 +114,22 @@ describe('shared messaging against a real nats-server', () => {
     sub.unsubscribe();
   });
 
-  it('when the server goes away and comes back, then the connection state follows', async () => {
+  it('when the server goes away and comes back, then the connection state follows and each reconnect listener is called once', async () => {
+    let calls = 0;
+    let removedCalls = 0;
+    onNatsReconnect(nc, () => calls++);
+    const remove = onNatsReconnect(nc, () => removedCalls++);
+    onNatsReconnect(nc, () => {
+      throw new Error('a failing listener does not stop the others');
+    });
+    remove();
     expect(natsIsConnected(nc)).toBe(true);
     await server.stop();
     await waitFor(() => !natsIsConnected(nc), 'disconnect');
+    expect(calls).toBe(0);
     await server.restart();
     await waitFor(() => natsIsConnected(nc), 'reconnect');
+    await waitFor(() => calls === 1, 'the reconnect listener');
+    expect(removedCalls).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import type { Logger } from '@nhp/shared-logger';
 import {
   announceInvalidation,
   listenForInvalidations,
+  onNatsReconnect,
   type NatsConnection,
   type Subscription,
 } from '@nhp/shared-messaging';
@@ -24,12 +25,24 @@ export function announceChanges(
   return (key) => announceInvalidation(nats(), PRIVACY_CACHE_SUBJECT, { kind, key }, logger);
 }
 
-/** Drops the cached grant or definition each announcement names. */
+interface ForgettingCache {
+  forget(key: string): void;
+  clearCache(): void;
+}
+
+/**
+ * Drops the cached grant or definition each announcement names. Announcements made while this
+ * instance was disconnected from NATS are lost, so on each reconnect both caches are emptied.
+ */
 export function followCacheInvalidations(
   nc: NatsConnection,
-  caches: { grants: { forget(key: string): void }; definitions: { forget(key: string): void } },
+  caches: { grants: ForgettingCache; definitions: ForgettingCache },
   logger?: Logger,
 ): Subscription {
+  onNatsReconnect(nc, () => {
+    caches.grants.clearCache();
+    caches.definitions.clearCache();
+  });
   return listenForInvalidations(
     nc,
     PRIVACY_CACHE_SUBJECT,
