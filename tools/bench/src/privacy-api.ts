@@ -202,6 +202,7 @@ const { MongoClient } = require('mongodb');
 
 interface Stack {
   workDir: string;
+  mongoDataFile: string;
   mongoUrl: string;
   natsUrl: string;
   mongoProcess: ChildProcess;
@@ -218,8 +219,19 @@ async function startStack(): Promise<Stack> {
   const workDir = join(ROOT, 'tmp', 'bench-privacy-api');
   await mkdir(workDir, { recursive: true });
   const mongoPort = await freePort();
+  const mongoDataFile = join(workDir, `mongo-${randomUUID().slice(0, 8)}.data`);
   const mongoProcess = spawnProgram(
-    ['--import', 'tsx', 'tools/mongo-server/src/cli.ts', '--port', String(mongoPort)],
+    // A data file: privacy-api writes with the journal (MONGO_WRITE_CONCERN's default, j: true),
+    // which the server refuses without one.
+    [
+      '--import',
+      'tsx',
+      'tools/mongo-server/src/cli.ts',
+      '--port',
+      String(mongoPort),
+      '--data-file',
+      mongoDataFile,
+    ],
     { TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), LOG_LEVEL: 'warn' },
   );
   const mongoUrl = withDatabase(
@@ -278,6 +290,7 @@ async function startStack(): Promise<Stack> {
 
   return {
     workDir,
+    mongoDataFile,
     mongoUrl,
     natsUrl: nats.url,
     mongoProcess,
@@ -663,6 +676,7 @@ export async function run(): Promise<void> {
     await stop(stack.mongoProcess);
     await stack.nats.dispose();
     await rm(join(stack.workDir, 'jwks.json'), { force: true });
+    await rm(stack.mongoDataFile, { force: true });
   }
 }
 
