@@ -1,10 +1,5 @@
-import {
-  ACCEPTED_ALGS,
-  callerOf,
-  REFUSED_CODE,
-  type AuthScheme,
-  type Caller,
-} from '@nhp/privacy-auth';
+import { ACCEPTED_ALGS, callerOf, type AuthScheme, type Caller } from '@nhp/privacy-auth';
+import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import type { AuditContext } from '@nhp/privacy-data-access';
 import type { Actor } from '@nhp/privacy-domain';
 import { AppError } from '@nhp/shared-errors';
@@ -36,7 +31,8 @@ export async function asCaller<T>(
 }
 
 function withChallenge(err: unknown, scheme: AuthScheme): unknown {
-  if (!(err instanceof AppError) || err.code !== REFUSED_CODE || err.status !== 401) return err;
+  if (!(err instanceof AppError) || err.code !== PRIVACY_CODES.refused || err.status !== 401)
+    return err;
   if (err.headers['WWW-Authenticate'] !== undefined) return err;
   const error = `error="insufficient_scope", error_description="${err.message.replace(/["\\]/g, '')}"`;
   const algs = `algs="${ACCEPTED_ALGS.join(' ')}"`;

@@ -1,6 +1,12 @@
-import type { ErrorResponse, PrivacyErrorCategory } from '@nhp/privacy-contracts';
-import { PRIVACY_CODES } from '@nhp/privacy-domain';
+import {
+  isPrivacyCode,
+  PRIVACY_CODES,
+  privacyCodeForStatus,
+  type ErrorResponse,
+  type PrivacyErrorCategory,
+} from '@nhp/privacy-contracts';
 import type { AppError, ErrorCategory } from '@nhp/shared-errors';
+import { DUPLICATE_KEY_CONFLICT } from '@nhp/shared-persistence';
 import { clientMessage, type ErrorContext, type ErrorFormatter } from '@nhp/shared-http';
 import { debugRequested } from './debug-header';
 
@@ -24,118 +30,51 @@ export function privacyErrorCategory(err: AppError): PrivacyErrorCategory {
   return CATEGORY[err.category];
 }
 
-/**
- * Codes outside the EPVK catalogue for the two statuses the interface does not list (a path or a
- * method it does not serve). Same numbering scheme as the catalogue: 100 + the HTTP status.
- */
-export const NOT_FOUND_CODE = 'EPVK-100404';
-export const METHOD_NOT_ALLOWED_CODE = 'EPVK-100405';
-
 interface Mapped {
   status: number;
   code: string;
   category: PrivacyErrorCategory;
 }
 
-/**
- * The generic codes of the shared layers (shared-http, shared-persistence, shared-errors) as the
- * decisions' catalogue spells them. A database that cannot be reached is answered 500
- * EPVK-100503 EndpointIsDown: the interface lists 500, not 503, for every operation.
- */
-const GENERIC: Record<string, Mapped> = {
-  VALIDATION_FAILED: {
-    status: 400,
-    code: PRIVACY_CODES.validation,
-    category: 'ClientValidationError',
-  },
-  MALFORMED_JSON: {
-    status: 400,
-    code: PRIVACY_CODES.validation,
-    category: 'ClientValidationError',
-  },
-  MALFORMED_PATH: {
-    status: 400,
-    code: PRIVACY_CODES.validation,
-    category: 'ClientValidationError',
-  },
-  BAD_REQUEST: { status: 400, code: PRIVACY_CODES.validation, category: 'ClientValidationError' },
-  MALFORMED_REQUEST: {
-    status: 400,
-    code: PRIVACY_CODES.validation,
-    category: 'ClientValidationError',
-  },
-  PAYLOAD_TOO_LARGE: {
-    status: 413,
-    code: PRIVACY_CODES.payloadTooLarge,
-    category: 'ClientValidationError',
-  },
-  UNSUPPORTED_MEDIA_TYPE: {
-    status: 415,
-    code: PRIVACY_CODES.unsupportedMediaType,
-    category: 'ClientValidationError',
-  },
-  UNSUPPORTED_CONTENT_ENCODING: {
-    status: 415,
-    code: PRIVACY_CODES.unsupportedMediaType,
-    category: 'ClientValidationError',
-  },
-  UNSUPPORTED_CHARSET: {
-    status: 415,
-    code: PRIVACY_CODES.unsupportedMediaType,
-    category: 'ClientValidationError',
-  },
-  NOT_FOUND: { status: 404, code: NOT_FOUND_CODE, category: 'ClientValidationError' },
-  METHOD_NOT_ALLOWED: {
-    status: 405,
-    code: METHOD_NOT_ALLOWED_CODE,
-    category: 'ClientValidationError',
-  },
-  DATABASE_UNAVAILABLE: {
-    status: 500,
-    code: PRIVACY_CODES.databaseUnavailable,
-    category: 'EndpointIsDown',
-  },
-  DATABASE_ERROR: { status: 500, code: PRIVACY_CODES.internal, category: 'Unknown' },
-  INTERNAL_ERROR: { status: 500, code: PRIVACY_CODES.internal, category: 'Unknown' },
-  // Repositories map the duplicates they expect; one that escapes is a bug, not the client's.
-  DUPLICATE_KEY: { status: 500, code: PRIVACY_CODES.internal, category: 'Unknown' },
+/** The catalogue's generic code of each client status the shared layers answer with. */
+const CODE_OF_STATUS: Record<number, string> = {
+  400: PRIVACY_CODES.validation,
+  401: PRIVACY_CODES.unauthenticated,
+  403: PRIVACY_CODES.refused,
+  404: PRIVACY_CODES.notFound,
+  405: PRIVACY_CODES.methodNotAllowed,
+  413: PRIVACY_CODES.payloadTooLarge,
+  415: PRIVACY_CODES.unsupportedMediaType,
 };
 
-/** Any other non-EPVK code, by status: never a code the catalogue does not know for it. */
-function byStatus(err: AppError): Mapped {
-  const category = privacyErrorCategory(err);
+const INTERNAL: Mapped = { status: 500, code: PRIVACY_CODES.internal, category: 'Unknown' };
+
+/**
+ * An error of the shared layers (shared-http, shared-persistence, shared-errors), numbered by its
+ * status and neutral category, never by its code's spelling. A database that cannot be reached
+ * is answered 500 EPVK-100503 EndpointIsDown: the interface lists 500, not 503, for every
+ * operation. A status the catalogue does not list (408 or 431 from the HTTP parser) is kept, so
+ * the client learns what to change, and numbered like the rest.
+ */
+function generic(err: AppError): Mapped {
   if (err.status >= 500) {
     return err.category === 'unavailable'
-      ? { status: 500, code: PRIVACY_CODES.databaseUnavailable, category: 'EndpointIsDown' }
-      : { status: 500, code: PRIVACY_CODES.internal, category: 'Unknown' };
+      ? { status: 500, code: PRIVACY_CODES.unavailable, category: 'EndpointIsDown' }
+      : INTERNAL;
   }
-  switch (err.status) {
-    case 401:
-      return { status: 401, code: PRIVACY_CODES.unauthenticated, category };
-    case 403:
-      return { status: 403, code: PRIVACY_CODES.refused, category };
-    case 404:
-      return { status: 404, code: NOT_FOUND_CODE, category };
-    case 405:
-      return { status: 405, code: METHOD_NOT_ALLOWED_CODE, category };
-    case 413:
-      return { status: 413, code: PRIVACY_CODES.payloadTooLarge, category };
-    case 415:
-      return { status: 415, code: PRIVACY_CODES.unsupportedMediaType, category };
-    case 400:
-      return { status: 400, code: PRIVACY_CODES.validation, category: 'ClientValidationError' };
-    default:
-      // A status the catalogue does not list (408 or 431 from the HTTP parser): kept, so the
-      // client learns what to change, and numbered like the rest.
-      return { status: err.status, code: `EPVK-100${err.status}`, category };
-  }
+  // Repositories map the duplicates they expect; one that escapes is a bug, not the client's.
+  if (err.code === DUPLICATE_KEY_CONFLICT) return INTERNAL;
+  // Every 400 is the client's request as sent, whatever category its thrower chose.
+  const category = err.status === 400 ? 'ClientValidationError' : privacyErrorCategory(err);
+  const code = CODE_OF_STATUS[err.status] ?? privacyCodeForStatus(err.status);
+  return { status: err.status, code, category };
 }
 
 function mapped(err: AppError): Mapped {
-  if (err.code.startsWith('EPVK-')) {
+  if (isPrivacyCode(err.code)) {
     return { status: err.status, code: err.code, category: privacyErrorCategory(err) };
   }
-  return GENERIC[err.code] ?? byStatus(err);
+  return generic(err);
 }
 
 interface IssueLike {
@@ -183,7 +122,7 @@ export interface PrivacyErrorFormatterOptions {
 
 /**
  * privacy-api's error body: ErrorResponse, always with all three fields, never a stack. The
- * status follows the catalogue (see GENERIC); the message is the thrower's when it may be shown.
+ * status follows the catalogue (see generic); the message is the thrower's when it may be shown.
  * With `X-hn-isdebug: true` and debugging allowed, the message also names the request's invalid
  * fields and the request id.
  */

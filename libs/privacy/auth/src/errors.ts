@@ -1,10 +1,5 @@
+import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
-
-/** privacy-api's codes for authentication and refusal (see the app's error catalogue). */
-export const UNAUTHENTICATED_CODE = 'EPVK-100401';
-export const REFUSED_CODE = 'EPVK-100403';
-/** A dependency is down: here, the identity provider's key set cannot be fetched. */
-export const UNAVAILABLE_CODE = 'EPVK-100503';
 
 /** The signature algorithms accepted for access tokens and DPoP proofs. */
 export const ACCEPTED_ALGS = ['ES256', 'PS256', 'RS256'] as const;
@@ -54,7 +49,7 @@ export function unauthenticated(
   challenge: Challenge & { expired?: boolean } = {},
 ): AppError {
   return new AppError({
-    code: UNAUTHENTICATED_CODE,
+    code: PRIVACY_CODES.unauthenticated,
     status: 401,
     message,
     category: challenge.expired ? 'credentials-expired' : 'authentication',
@@ -74,7 +69,7 @@ export function refused(
   scope?: string,
 ): AppError {
   return new AppError({
-    code: REFUSED_CODE,
+    code: PRIVACY_CODES.refused,
     status,
     message,
     category: 'authorization',

@@ -22,13 +22,7 @@ export {
   type DevKey,
 } from './dev-key';
 export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
-export {
-  ACCEPTED_ALGS,
-  REFUSED_CODE,
-  UNAUTHENTICATED_CODE,
-  UNAVAILABLE_CODE,
-  type AuthScheme,
-} from './errors';
+export { ACCEPTED_ALGS, type AuthScheme } from './errors';
 export {
   createPrivacyAuth,
   type AuthRequest,

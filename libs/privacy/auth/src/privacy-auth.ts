@@ -14,6 +14,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import { hasCaller, newCaller, setCaller, type Caller } from './caller';
@@ -23,7 +24,7 @@ import {
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
-import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
+import { ACCEPTED_ALGS, unauthenticated, type AuthScheme } from './errors';
 
 export type JwksSource =
   /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
@@ -301,7 +302,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       // unreachable database, not a verdict on the client's credentials.
       log?.warn({ reason: errorCode(err) }, 'the JWKS could not be fetched');
       return new AppError({
-        code: UNAVAILABLE_CODE,
+        code: PRIVACY_CODES.unavailable,
         status: 500,
         message: "The identity provider's signing keys could not be fetched; try again later",
         category: 'unavailable',
@@ -375,7 +376,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           // identity provider's keys being unreachable).
           log?.warn({ reason: err.message }, 'DPoP proof not checked: the replay store is down');
           throw new AppError({
-            code: UNAVAILABLE_CODE,
+            code: PRIVACY_CODES.unavailable,
             status: 500,
             message: 'The DPoP proof cannot be checked for replay now; try again later',
             category: 'unavailable',

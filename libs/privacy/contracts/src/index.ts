@@ -29,6 +29,12 @@ export {
   type EmptyObject,
 } from './lib/common';
 export {
+  isPrivacyCode,
+  PRIVACY_CODES,
+  privacyCodeForStatus,
+  type PrivacyCode,
+} from './lib/error-codes';
+export {
   errorCategorySchema,
   errorResponseSchema,
   PRIVACY_ERROR_CATEGORIES,

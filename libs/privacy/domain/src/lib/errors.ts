@@ -1,37 +1,11 @@
+import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import { AppError, type ErrorCategory } from '@nhp/shared-errors';
 
 /**
- * privacy-api's error catalogue: every code a client can see, with its status. The HTTP formatter
- * turns the neutral category into ErrorResponse.errorCategory (validation → ClientValidationError,
- * rule → ServerValidationError, credentials-expired → SessionExpired, unavailable → EndpointIsDown,
- * internal → Unknown).
+ * The business errors of privacy's use cases, with their codes from the catalogue (PRIVACY_CODES).
+ * The HTTP formatter turns the neutral category into ErrorResponse.errorCategory (validation →
+ * ClientValidationError, rule → ServerValidationError, authorization → ClientValidationError).
  */
-export const PRIVACY_CODES = {
-  /** Malformed JSON, wrong JSON type, or a body, query or header that fails its schema. */
-  validation: 'EPVK-100400',
-  /** Missing, malformed or badly signed token or DPoP proof; expired token. */
-  unauthenticated: 'EPVK-100401',
-  /**
-   * Missing scope or the wrong kind of token (system vs citizen), or a citizen's token naming a
-   * citizen it does not act for.
-   */
-  refused: 'EPVK-100403',
-  payloadTooLarge: 'EPVK-100413',
-  unsupportedMediaType: 'EPVK-100415',
-  internal: 'EPVK-100500',
-  databaseUnavailable: 'EPVK-100503',
-  invalidFnr: 'EPVK-101518',
-  /** Unknown definition, definition not owned by the partKode, or no grant: indistinguishable. */
-  unknownDefinition: 'EPVK-101500',
-  /** typePi differs from the definition's, or the definition is inactive. */
-  definitionRule: 'EPVK-101501',
-  partExists: 'EPVK-102409',
-  unknownPart: 'EPVK-102404',
-  definitionExists: 'EPVK-103409',
-  unknownTemplateOrRelation: 'EPVK-103404',
-  invalidProof: 'EPVK-104400',
-} as const;
-
 function clientError(code: string, message: string, category: ErrorCategory = 'validation') {
   return new AppError({ code, status: 400, message, category });
 }

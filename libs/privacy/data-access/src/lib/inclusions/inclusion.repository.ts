@@ -1,12 +1,7 @@
 import { AppError } from '@nhp/shared-errors';
 import { DUPLICATE_KEY_CONFLICT, modelOf, toAppError, translated } from '@nhp/shared-persistence';
-import {
-  PRIVACY_CODES,
-  type Inclusion,
-  type InclusionChange,
-  type InclusionStore,
-} from '@nhp/privacy-domain';
-import type { InkluderingType } from '@nhp/privacy-contracts';
+import type { Inclusion, InclusionChange, InclusionStore } from '@nhp/privacy-domain';
+import { PRIVACY_CODES, type InkluderingType } from '@nhp/privacy-contracts';
 import { Schema, type Connection } from 'mongoose';
 import {
   JOURNAL_FIELD,
