@@ -23,10 +23,10 @@ export {
 } from './dev-key';
 export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
 export { ACCEPTED_ALGS, type AuthScheme } from './errors';
+export { type JwksSource } from './key-sources';
 export {
   createPrivacyAuth,
   type AuthRequest,
-  type JwksSource,
   type PrivacyAuth,
   type PrivacyAuthOptions,
   type PrivacyAuthStats,

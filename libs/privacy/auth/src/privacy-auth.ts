@@ -1,18 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  decodeProtectedHeader,
-  errors as joseErrors,
-  jwtVerify,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
@@ -25,13 +14,8 @@ import {
   type DpopOptions,
 } from './dpop';
 import { ACCEPTED_ALGS, unauthenticated, type AuthScheme } from './errors';
-
-export type JwksSource =
-  /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
-  | { url: string; cooldownMs?: number; cacheMaxAgeMs?: number; timeoutMs?: number }
-  /** A JWKS document on disk, read at start and re-read when it changes (see fileKeyGetter). */
-  | { file: string }
-  | { keys: JSONWebKeySet };
+import { isJwksFetchFailure, keyGetter, type JwksSource } from './key-sources';
+import { jktOf, optionalString, scopesOf } from './token-claims';
 
 export interface PrivacyAuthOptions {
   issuer: string;
@@ -87,108 +71,9 @@ interface VerifiedToken {
   expMs: number;
 }
 
-/** A token that verified but whose claims are not of the shape we need. */
-class ClaimError extends Error {}
-
 // RFC 7235 token68, which is what a JWT is; one space (or more) after the scheme name.
 const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
 const ACCEPTED_TYP = new Set(['at+jwt', 'jwt']);
-
-function readJwksFile(file: string): JSONWebKeySet {
-  let jwks: JSONWebKeySet;
-  try {
-    jwks = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
-  } catch (err) {
-    throw new Error(`privacy-auth: cannot read the JWKS file ${file}: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(jwks?.keys)) {
-    throw new Error(`privacy-auth: ${file} is not a JWKS document (no "keys" array)`);
-  }
-  return jwks;
-}
-
-/**
- * A key set read from a file at start (a missing or malformed file throws there, a start-up
- * error). When a token names a key the set does not have, the file is looked at again: if it
- * changed since it was read, it is re-read, so keys rotate by replacing the file (e.g. a mounted
- * secret) without a restart. A replacement that cannot be read keeps the keys in use, with a
- * warning. The check is a stat, made only for unknown keys.
- */
-function fileKeyGetter(file: string, log: Logger | undefined): JWTVerifyGetKey {
-  let current = createLocalJWKSet(readJwksFile(file));
-  let readAtMtime = statSync(file).mtimeMs;
-  return async (header, token) => {
-    try {
-      return await current(header, token);
-    } catch (err) {
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey)) throw err;
-      let mtime: number;
-      try {
-        mtime = (await stat(file)).mtimeMs;
-      } catch {
-        throw err;
-      }
-      if (mtime === readAtMtime) throw err;
-      try {
-        current = createLocalJWKSet(readJwksFile(file));
-        readAtMtime = mtime;
-        log?.info({ file }, 'the JWKS file changed: keys reloaded');
-      } catch (reloadError) {
-        log?.warn(
-          { file, reason: (reloadError as Error).message },
-          'the changed JWKS file cannot be used; keeping the keys in use',
-        );
-        throw err;
-      }
-      return current(header, token);
-    }
-  };
-}
-
-function keyGetter(source: JwksSource, log: Logger | undefined): JWTVerifyGetKey {
-  if ('url' in source) {
-    // jose caches the set, refetches it on an unknown kid no more often than the cooldown, and
-    // refreshes it after cacheMaxAge: exactly what an identity provider's rotation needs.
-    return createRemoteJWKSet(new URL(source.url), {
-      cooldownDuration: source.cooldownMs ?? 30_000,
-      cacheMaxAge: source.cacheMaxAgeMs ?? 600_000,
-      timeoutDuration: source.timeoutMs ?? 5_000,
-    });
-  }
-  if ('file' in source) return fileKeyGetter(source.file, log);
-  return createLocalJWKSet(source.keys);
-}
-
-function scopesOf(claim: unknown): Set<string> {
-  if (claim === undefined) return new Set();
-  if (typeof claim === 'string') return new Set(claim.split(' ').filter(Boolean));
-  if (Array.isArray(claim) && claim.every((s) => typeof s === 'string')) return new Set(claim);
-  throw new ClaimError('scope is neither a JSON array of strings nor a space-separated string');
-}
-
-const UNPAIRED_SURROGATE = /\p{Cs}/u;
-
-function optionalString(payload: JWTPayload, name: string): string | undefined {
-  const value = payload[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new ClaimError(`${name} is not a non-empty string`);
-  }
-  // A JSON escape of half a surrogate pair is not text: client_id is URI-encoded into grant keys
-  // (encodeURIComponent throws on it), so such a claim is malformed, not a server error.
-  if (UNPAIRED_SURROGATE.test(value)) throw new ClaimError(`${name} is not text`);
-  return value;
-}
-
-function jktOf(payload: JWTPayload): string | undefined {
-  const cnf = payload['cnf'];
-  if (cnf === undefined) return undefined;
-  const jkt = (cnf as { jkt?: unknown } | null)?.jkt;
-  if (typeof cnf !== 'object' || cnf === null || (jkt !== undefined && typeof jkt !== 'string')) {
-    throw new ClaimError('cnf is malformed');
-  }
-  return jkt as string | undefined;
-}
 
 /** The URL the client addressed, as Express sees it (trust proxy decides whether X-Forwarded-* count). */
 function requestUrlOf(req: Request): string {
@@ -412,18 +297,4 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : err instanceof Error ? err.name : 'unknown';
-}
-
-/**
- * jose's remote key set fails with fetch's own TypeError (connection refused, DNS), a generic
- * JOSEError for a non-200 or non-JSON answer, or JWKSInvalid for a body that is no key set. Any
- * other error is a verdict on the token (when in doubt: 401, never a 500 a client could provoke).
- */
-function isJwksFetchFailure(err: unknown): boolean {
-  if (err instanceof joseErrors.JWKSTimeout) return true;
-  if (err instanceof joseErrors.JOSEError) {
-    return err.code === 'ERR_JOSE_GENERIC' || err.code === 'ERR_JWKS_INVALID';
-  }
-  // By name: fetch's TypeError may come from another realm (test runners), where instanceof fails.
-  return (err as Error | null)?.name === 'TypeError' && (err as Error).message === 'fetch failed';
 }
