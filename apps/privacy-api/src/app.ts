@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrivacyAuth } from '@nhp/privacy-auth';
-import type { SettingsService } from '@nhp/privacy-domain';
 import { createHttpApp } from '@nhp/shared-http';
 import { healthRouter, type Health } from '@nhp/shared-health';
 import { Router, type Express, type Request, type RequestHandler } from 'express';
@@ -17,7 +16,7 @@ import { createDefinitionRoutes } from './routes/definitions';
 import { createInclusionRoutes } from './routes/inclusions';
 import { createPartRoutes } from './routes/parts';
 import { createRepresentationRoutes } from './routes/representation';
-import { createSettingsRoutes, createSettingsServiceFor } from './routes/settings';
+import { createSettingsRoutes } from './routes/settings';
 import { createYouthAppRoutes } from './routes/youth-app';
 
 export interface PrivacyApiDeps {
@@ -25,8 +24,6 @@ export interface PrivacyApiDeps {
   health: Health;
   /** The access-token check (@nhp/privacy-auth's createPrivacyAuth(...).authenticate). */
   authenticate: RequestHandler;
-  /** The settings use cases (default: made from the context); createPrivacyApp shares one. */
-  settings?: SettingsService;
 }
 
 /**
@@ -68,14 +65,15 @@ export function bodyLimitFor(basePath: string): (req: Request) => number {
 export function createApp(deps: PrivacyApiDeps): Express {
   const { context } = deps;
   const { basePath, allowDebug } = context.options;
+  const { useCases } = context;
 
   const api = Router();
-  api.use(createPartRoutes(context));
-  api.use(createDefinitionRoutes(context));
-  api.use(createSettingsRoutes(context, deps.settings));
-  api.use(createInclusionRoutes(context));
-  api.use(createRepresentationRoutes(context));
-  api.use(createYouthAppRoutes(context));
+  api.use(createPartRoutes(useCases.parts));
+  api.use(createDefinitionRoutes(useCases.definitions));
+  api.use(createSettingsRoutes(useCases.settings));
+  api.use(createInclusionRoutes(useCases.inclusions));
+  api.use(createRepresentationRoutes(useCases.representation));
+  api.use(createYouthAppRoutes(useCases.youthApp));
 
   const docs = createDocsRoutes(context);
 
@@ -98,7 +96,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
   });
 }
 
-export interface PrivacyAppDeps extends Omit<PrivacyApiDeps, 'authenticate' | 'settings'> {
+export interface PrivacyAppDeps extends Omit<PrivacyApiDeps, 'authenticate'> {
   /** createPrivacyAuth(...): its middleware guards the Express routes, its verify the fast path. */
   auth: Pick<PrivacyAuth, 'authenticate' | 'verify'>;
   /** Default true; false serves every request through Express (tests compare the two). */
@@ -121,12 +119,10 @@ export interface PrivacyApp {
  */
 export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
   const { context } = deps;
-  const settings = createSettingsServiceFor(context);
   const express = createApp({
     context,
     health: deps.health,
     authenticate: deps.auth.authenticate,
-    settings,
   });
   if (deps.fastPath === false) {
     return Object.assign((req: IncomingMessage, res: ServerResponse) => express(req, res), {
@@ -137,7 +133,7 @@ export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
   const fastPath = createStatusFastPath({
     logger: context.logger,
     verify: deps.auth.verify,
-    settings,
+    settings: context.useCases.settings,
     basePath: context.options.basePath,
     bodyLimit: BODY_LIMIT,
     trustProxy: context.options.trustProxy,

@@ -1,21 +1,12 @@
 import {
   announceChanges,
-  createDefinitionRepository,
-  createGrantRepository,
-  createInclusionRepository,
   createJournal,
-  createPartRepository,
-  createRepresentationRepository,
+  createPrivacyRepositories,
   createSettingEventPublisher,
-  createSettingRepository,
-  type DefinitionRepository,
-  type GrantRepository,
-  type InclusionRepository,
   type Journal,
-  type PartRepository,
-  type RepresentationRepository,
-  type SettingRepository,
+  type PrivacyRepositories,
 } from '@nhp/privacy-data-access';
+import { createPrivacyUseCases, type PrivacyUseCases } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
 import type { NatsConnection, StreamSpec } from '@nhp/shared-messaging';
 import type { Connection } from 'mongoose';
@@ -36,9 +27,10 @@ export interface PrivacyOptions {
 
 /**
  * Everything the route factories need, built once: `createXRoutes(context)` takes this object.
- * Each area adds the fields it needs here (repositories, publishers, options) in one small commit.
+ * Routes call `useCases`; the repositories are here for start-up (cache invalidation, built-ins)
+ * and for tests that arrange data.
  */
-export interface PrivacyContext {
+export interface PrivacyContext extends PrivacyRepositories {
   logger: Logger;
   connection: Connection;
   /** The NATS connection once there is one (start-up does not wait for it); none in some tests. */
@@ -48,15 +40,8 @@ export interface PrivacyContext {
   options: PrivacyOptions;
   /** Audit records and replication events of every write (start/stop in main.ts). */
   journal: Journal;
-  parts: PartRepository;
-  definitions: DefinitionRepository;
-  grants: GrantRepository;
-  /** Citizens' inclusions (one document per citizen and definition, with history). */
-  inclusions: InclusionRepository;
-  /** Representation relationships (written by privacy-admin import-representation). */
-  representation: RepresentationRepository;
-  /** Citizens' settings v2 (proof bytes in their own collection). */
-  settings: SettingRepository;
+  /** Every use case of the service, over the repositories (@nhp/privacy-domain). */
+  useCases: PrivacyUseCases;
 }
 
 export const DEFAULT_PRIVACY_OPTIONS: PrivacyOptions = {
@@ -95,26 +80,31 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
     publish: createSettingEventPublisher({ nats, logger, stream: input.eventStream }),
   });
-  const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
+  const options = { ...DEFAULT_PRIVACY_OPTIONS, ...input.options };
+  const repositories = createPrivacyRepositories({
+    connection,
+    journal,
+    now: clock,
+    cacheTtlMs: input.cacheTtlMs,
+    // Changes are announced to the other instances (see followCacheInvalidations in main.ts).
+    onChanged: {
+      definition: announceChanges(nats, 'definition', logger),
+      grant: announceChanges(nats, 'grant', logger),
+    },
+  });
   return {
     logger,
     connection,
     nats,
     clock,
-    options: { ...DEFAULT_PRIVACY_OPTIONS, ...input.options },
+    options,
     journal,
-    parts: createPartRepository(repositoryOptions),
-    // Changes are announced to the other instances (see followCacheInvalidations in main.ts).
-    definitions: createDefinitionRepository({
-      ...repositoryOptions,
-      onChanged: announceChanges(nats, 'definition', logger),
+    ...repositories,
+    useCases: createPrivacyUseCases({
+      ...repositories,
+      now: clock,
+      allowSyntheticIds: options.allowSyntheticIds,
+      pageSize: options.pageSize,
     }),
-    grants: createGrantRepository({
-      ...repositoryOptions,
-      onChanged: announceChanges(nats, 'grant', logger),
-    }),
-    inclusions: createInclusionRepository({ connection, journal }),
-    representation: createRepresentationRepository({ connection, journal }),
-    settings: createSettingRepository({ connection, journal }),
   };
 }

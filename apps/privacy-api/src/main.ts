@@ -4,6 +4,7 @@ import {
   privacyEventsStreamSpec,
   registerPrivacyModels,
 } from '@nhp/privacy-data-access';
+import { ensureBuiltIns } from '@nhp/privacy-domain';
 import { loadConfigOrExit } from '@nhp/shared-config';
 import { listen, closeServer } from '@nhp/shared-http';
 import { createHealth } from '@nhp/shared-health';
@@ -27,7 +28,6 @@ import {
 import { createShutdown } from '@nhp/shared-shutdown';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createPrivacyApp } from './app';
-import { ensureBuiltIns } from './bootstrap';
 import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
 import { createPrivacyContext } from './context';
 

@@ -33,7 +33,12 @@ import {
   SETTING_COUNTERS_COLLECTION,
   SETTINGS_COLLECTION,
 } from '@nhp/privacy-data-access';
-import { findTemplate, normaliseMetadata, type Definition } from '@nhp/privacy-domain';
+import {
+  definitionFromTemplate,
+  findTemplate,
+  normaliseMetadata,
+  type Definition,
+} from '@nhp/privacy-domain';
 import { createTestIssuer, syntheticFnr, type TestIssuer } from '@nhp/privacy-testing';
 import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
@@ -317,23 +322,13 @@ async function seedDefinitions(stack: Stack) {
     audit,
   );
   const template = findTemplate('7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e02')!;
-  const make = (replikering: boolean): Definition => ({
-    definisjonGuid: randomUUID(),
-    definisjonMalGuid: template.definisjonMalGuid,
-    partKode,
-    navn: 'Reservasjon',
-    beskrivelse: null,
-    visning: null,
-    fullstendigTekstInnhold: null,
-    kravTilLesingAvFullstendigTekst: false,
-    sortering: null,
-    replikering,
-    relasjoner: [],
-    status: 'aktiv',
-    typePi: template.typePi,
-    fasteMetadata: structuredClone(template.fasteMetadata),
-    takesPeriods: false,
-  });
+  const make = (replikering: boolean): Definition =>
+    definitionFromTemplate(template, {
+      definisjonGuid: randomUUID(),
+      partKode,
+      navn: 'Reservasjon',
+      replikering,
+    });
   const status = make(false);
   const walk = make(false);
   const replicated = make(true);

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
-import { DEFINITION_TEMPLATES, type Definition } from '@nhp/privacy-domain';
+import {
+  definitionFromTemplate,
+  DEFINITION_TEMPLATES,
+  type NewDefinitionFields,
+} from '@nhp/privacy-domain';
 import type {
   SettInkluderingRequest,
   SettInnbyggersPersonvernInnstillingV2Request,
@@ -44,25 +48,12 @@ const [samtykke, reservasjon, tilgangsbegrensning, perioder] = DEFINITION_TEMPLA
   (typeof DEFINITION_TEMPLATES)[number],
 ];
 
+/** A definition of the sample party, as privacy-api creates one from its template. */
 function definitionFrom(
   template: (typeof DEFINITION_TEMPLATES)[number],
-  fields: Pick<Definition, 'definisjonGuid' | 'navn' | 'beskrivelse' | 'sortering'> &
-    Partial<Definition>,
-): Definition {
-  return {
-    definisjonMalGuid: template.definisjonMalGuid,
-    partKode: SAMPLE_PART.partKode,
-    visning: null,
-    fullstendigTekstInnhold: null,
-    kravTilLesingAvFullstendigTekst: false,
-    replikering: false,
-    relasjoner: [],
-    status: 'aktiv',
-    typePi: template.typePi,
-    fasteMetadata: template.fasteMetadata,
-    takesPeriods: template.takesPeriods,
-    ...fields,
-  };
+  fields: Omit<NewDefinitionFields, 'partKode'>,
+) {
+  return definitionFromTemplate(template, { partKode: SAMPLE_PART.partKode, ...fields });
 }
 
 export const SAMPLE_DEFINITIONS = {

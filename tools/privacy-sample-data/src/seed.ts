@@ -1,21 +1,14 @@
 import { readFile } from 'node:fs/promises';
+import type { Caller } from '@nhp/privacy-contracts';
 import {
-  createDefinitionRepository,
-  createGrantRepository,
-  createInclusionRepository,
-  createPartRepository,
-  createRepresentationRepository,
-  createSettingRepository,
+  createPrivacyRepositories,
   type AuditContext,
   type Journal,
 } from '@nhp/privacy-data-access';
 import {
-  createSettingsService,
-  createYouthAppConsent,
+  createPrivacyUseCases,
   parseRepresentationImport,
-  setInclusion,
   YOUTH_APP_DEFINITION_GUID,
-  type Actor,
 } from '@nhp/privacy-domain';
 import type { Connection } from 'mongoose';
 import {
@@ -47,9 +40,7 @@ export interface SeedReport {
 
 const ACTOR_ID = 'privacy-sample-data';
 const audit: AuditContext = { actor: { kind: 'admin', id: ACTOR_ID } };
-const actor: Actor = { clientId: ACTOR_ID, isAdmin: true };
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const caller: Caller = { clientId: ACTOR_ID, isAdmin: true };
 
 /**
  * Seeds the development data. Idempotent: what exists and is equal is left alone (no write, no
@@ -59,11 +50,14 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport> {
   const { connection, journal } = deps;
   const now = deps.now ?? (() => new Date());
-  const parts = createPartRepository({ connection, journal, now });
-  const definitions = createDefinitionRepository({ connection, journal, now, cacheTtlMs: 0 });
-  const grants = createGrantRepository({ connection, journal, now, cacheTtlMs: 0 });
-  const inclusions = createInclusionRepository({ connection, journal });
-  const representation = createRepresentationRepository({ connection, journal });
+  const repositories = createPrivacyRepositories({ connection, journal, now, cacheTtlMs: 0 });
+  const { parts, definitions, grants, inclusions, settings: store } = repositories;
+  const useCases = createPrivacyUseCases({
+    ...repositories,
+    now,
+    allowSyntheticIds: true,
+    pageSize: 1000,
+  });
 
   const report: SeedReport = {
     part: await parts.ensure({ ...SAMPLE_PART }, audit),
@@ -87,28 +81,18 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
     report.grant = true;
   }
 
-  const store = createSettingRepository({ connection, journal });
-  const settings = createSettingsService({
-    definitions,
-    grants,
-    store,
-    now,
-    allowSyntheticIds: true,
-    pageSize: 1000,
-  });
   // What exists is left alone: sent again (without tidspunkt, so dated now) a setting would be a
   // later repeat of its state, which privacy-api records as confirming it.
   for (const body of SAMPLE_SETTINGS) {
     if (await store.find(body.innbyggerFnr, body.definisjonGuid)) continue;
-    const result = await settings.set({ actor }, body);
+    const result = await useCases.settings.set(caller, body);
     if (result.instansEndret === 'endret') report.settings += 1;
   }
-  const youthApp = createYouthAppConsent({ settings, store, allowSyntheticIds: true });
   // privacy-api creates the built-in definition at start; the dev stack seeds after that.
   const builtIn = await definitions.findDefinition(YOUTH_APP_DEFINITION_GUID);
   for (const pid of builtIn ? SAMPLE_YOUTH_APP_CONSENTS : []) {
     if ((await store.find(pid, YOUTH_APP_DEFINITION_GUID))?.aktiv) continue;
-    await youthApp.give({ pid, clientId: undefined });
+    await useCases.youthApp.give({ clientId: undefined, isAdmin: false, pid });
     report.youthAppConsents += 1;
   }
 
@@ -117,10 +101,7 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
       request.innbyggerFnr,
       request.personvernInnstillingDefinisjonId,
     );
-    await setInclusion({ definitions, grants, inclusions }, actor, request, {
-      allowSyntheticIds: true,
-      now: now(),
-    });
+    await useCases.inclusions.set(caller, request);
     const after = await inclusions.find(
       request.innbyggerFnr,
       request.personvernInnstillingDefinisjonId,
@@ -136,20 +117,12 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
       `sample representation file: ${parsed.errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')}`,
     );
   }
-  const changed = new Map(
-    (
-      await Promise.all(
-        [...parsed.byFnr].map(async ([fnr, list]) =>
-          sameJson(await representation.findRelationships(fnr), list) ? [] : [[fnr, list] as const],
-        ),
-      )
-    ).flat(),
+  const imported = await useCases.representation.importRelationships(
+    caller,
+    parsed.byFnr,
+    'sample-data',
   );
-  report.representationCallers = await representation.replaceRelationships(changed, {
-    importId: 'sample-data',
-    at: now(),
-    actorId: ACTOR_ID,
-  });
+  report.representationCallers = imported.replaced;
 
   await journal.idle();
   return report;

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { setCaller, type AuthRequest, type Caller } from '@nhp/privacy-auth';
-import type { SettingsService } from '@nhp/privacy-domain';
+import { setCaller, type AuthenticatedCaller, type AuthRequest } from '@nhp/privacy-auth';
+import { sjekkInnbyggersPiStatusV2RequestSchema } from '@nhp/privacy-contracts';
+import type { SettingsUseCases } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
 import {
   jsonBodyRefusal,
@@ -10,7 +11,8 @@ import {
   requestLineWriter,
 } from '@nhp/shared-http';
 import type { RequestHandler } from 'express';
-import { checkStatus, SETTINGS_PATHS, statusRequestSchema } from '../routes/settings';
+import { SETTINGS_PATHS } from '../routes/settings';
+import { runAs } from './caller';
 import { DEBUG_HEADER } from './debug-header';
 
 /**
@@ -120,9 +122,9 @@ function parseJson(bytes: Buffer): { value: unknown; refusal?: unknown } | undef
 export interface StatusFastPathDeps {
   logger: Logger;
   /** PrivacyAuth.verify: the same check as the Express middleware. */
-  verify: (request: AuthRequest) => Promise<Caller>;
+  verify: (request: AuthRequest) => Promise<AuthenticatedCaller>;
   /** The settings use cases the Express route uses too. */
-  settings: SettingsService;
+  settings: SettingsUseCases;
   /** PRIVACY_API_BASE_PATH ('' for none). */
   basePath: string;
   /** The body limit of the status route (BODY_LIMIT). */
@@ -210,7 +212,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     const url = req.url as string;
     const headers = req.headers;
     const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
-    let caller: Caller;
+    let caller: AuthenticatedCaller;
     try {
       caller = await deps.verify({
         method: 'POST',
@@ -242,7 +244,9 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       handOver(req, res, undefined, { err: parsed.refusal });
       return;
     }
-    const valid = caller.has('read') ? statusRequestSchema.safeParse(parsed.value) : undefined;
+    const valid = caller.has('read')
+      ? sjekkInnbyggersPiStatusV2RequestSchema.safeParse(parsed.value)
+      : undefined;
     if (!valid?.success) {
       // The route refuses it (scope or contract) in its own words.
       handOver(req, res, parsed.value, undefined);
@@ -250,7 +254,10 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }
     let result: unknown;
     try {
-      result = await checkStatus(deps.settings, caller, valid.data);
+      const body = valid.data;
+      result = await runAs(caller, undefined, (asCaller) =>
+        deps.settings.checkStatus(asCaller, body),
+      );
     } catch (err) {
       handOver(req, res, parsed.value, { err });
       return;

@@ -3,11 +3,10 @@ import {
   updateDefinitionRequestSchema,
 } from '@nhp/privacy-contracts';
 import { requireScope } from '@nhp/privacy-auth';
+import type { DefinitionUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
-import type { PrivacyContext } from '../context';
-import { createDefinition, updateDefinition } from '../definitions/definition-use-cases';
-import { auditOf } from '../http/caller';
+import { asCaller } from '../http/caller';
 
 export const DEFINITIONS_PATH = '/innstillingdefinisjon/v1';
 
@@ -15,14 +14,14 @@ export const DEFINITIONS_PATH = '/innstillingdefinisjon/v1';
  * Definitions: the admin scope. The interface lists no 403 for these operations, so a token
  * without the scope is answered 401 EPVK-100403.
  */
-export function createDefinitionRoutes(context: PrivacyContext): Router {
+export function createDefinitionRoutes(definitions: DefinitionUseCases): Router {
   const router = Router();
 
   router.post(
     DEFINITIONS_PATH,
     requireScope('admin', 401),
     validate({ body: createDefinitionRequestSchema }, async ({ body }, req, res) => {
-      await createDefinition(context, body, auditOf(req));
+      await asCaller(req, (caller) => definitions.create(caller, body));
       res.status(201).json({});
     }),
   );
@@ -31,7 +30,7 @@ export function createDefinitionRoutes(context: PrivacyContext): Router {
     DEFINITIONS_PATH,
     requireScope('admin', 401),
     validate({ body: updateDefinitionRequestSchema }, async ({ body }, req, res) => {
-      await updateDefinition(context, body, auditOf(req));
+      await asCaller(req, (caller) => definitions.update(caller, body));
       res.status(204).end();
     }),
   );

@@ -1,9 +1,8 @@
-import { callerOf, requireScope } from '@nhp/privacy-auth';
+import { requireScope } from '@nhp/privacy-auth';
 import { settInkluderingRequestSchema } from '@nhp/privacy-contracts';
-import { setInclusion } from '@nhp/privacy-domain';
+import type { InclusionUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
-import type { PrivacyContext } from '../context';
 import { asCaller } from '../http/caller';
 
 /** Both spellings of the operation (version segment first or last) behave alike. */
@@ -15,20 +14,13 @@ export const INCLUSION_PATHS = ['/v1/settinnbyggersinkludering', '/settinnbygger
  * missing scope answers 401 EPVK-100403, as does a citizen's token naming a citizen it does not
  * act for.
  */
-export function createInclusionRoutes(context: PrivacyContext): Router {
+export function createInclusionRoutes(inclusions: InclusionUseCases): Router {
   const router = Router();
   router.post(
     INCLUSION_PATHS,
     requireScope('write', 401),
     validate({ body: settInkluderingRequestSchema }, async ({ body }, req, res) => {
-      const response = await asCaller(callerOf(req), (actor) =>
-        setInclusion(context, actor, body, {
-          allowSyntheticIds: context.options.allowSyntheticIds,
-          now: context.clock(),
-          requestId: typeof req.id === 'string' ? req.id : undefined,
-        }),
-      );
-      res.status(200).json(response);
+      res.status(200).json(await asCaller(req, (caller) => inclusions.set(caller, body)));
     }),
   );
   return router;

@@ -1,7 +1,7 @@
-import { callerOf, requireCitizen } from '@nhp/privacy-auth';
-import { getRepresentation } from '@nhp/privacy-domain';
+import { requireCitizen } from '@nhp/privacy-auth';
+import type { RepresentationUseCases } from '@nhp/privacy-domain';
 import { Router } from 'express';
-import type { PrivacyContext } from '../context';
+import { asCaller } from '../http/caller';
 
 export const REPRESENTATION_PATH = '/representasjonsforhold/v1';
 
@@ -10,11 +10,10 @@ export const REPRESENTATION_PATH = '/representasjonsforhold/v1';
  * tilleggsinfo computed at the time of the request. A token without citizen context answers 403
  * EPVK-100403 (the interface lists 403 here).
  */
-export function createRepresentationRoutes(context: PrivacyContext): Router {
+export function createRepresentationRoutes(representation: RepresentationUseCases): Router {
   const router = Router();
   router.get(REPRESENTATION_PATH, requireCitizen(403), async (req, res) => {
-    const pid = callerOf(req).pid as string;
-    res.status(200).json(await getRepresentation(context.representation, pid, context.clock()));
+    res.status(200).json(await asCaller(req, (caller) => representation.get(caller)));
   });
   return router;
 }

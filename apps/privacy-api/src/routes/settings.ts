@@ -1,35 +1,15 @@
-import { callerOf, requireScope, type Caller } from '@nhp/privacy-auth';
+import { requireScope } from '@nhp/privacy-auth';
 import {
   hentInnbyggereAktivePiForDefinisjonV2QuerySchema,
   hentInnbyggersOpplastedeBevisV2RequestSchema,
   hentInnbyggersPiV2RequestSchema,
   settInnbyggersPersonvernInnstillingV2RequestSchema,
   sjekkInnbyggersPiStatusV2RequestSchema,
-  type PersonvernInnstillingV2,
-  type SjekkInnbyggersPiStatusV2Request,
 } from '@nhp/privacy-contracts';
-import {
-  createSettingsService,
-  type DefinitionLookup,
-  type GrantLookup,
-  type RepresentationLookup,
-  type SettingsService,
-  type SettingsStore,
-} from '@nhp/privacy-domain';
+import type { SettingsUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
 import { asCaller } from '../http/caller';
-
-/** What the settings routes need from the PrivacyContext. */
-export interface SettingsRouteDeps {
-  definitions: DefinitionLookup;
-  grants: GrantLookup;
-  /** Whom a citizen's token acts for (the imported representation relationships). */
-  representation: RepresentationLookup;
-  settings: SettingsStore;
-  clock: () => Date;
-  options: { allowSyntheticIds: boolean; pageSize: number };
-}
 
 const BASE = '/personverninnstillinger';
 export const SETTINGS_PATHS = {
@@ -40,46 +20,16 @@ export const SETTINGS_PATHS = {
   activeCitizens: `${BASE}/hentinnbyggereaktivepifordefinisjon/v2`,
 } as const;
 
-/** The settings use cases over the context's stores (one instance serves routes and fast path). */
-export function createSettingsServiceFor(deps: SettingsRouteDeps): SettingsService {
-  return createSettingsService({
-    definitions: deps.definitions,
-    grants: deps.grants,
-    representation: deps.representation,
-    store: deps.settings,
-    now: deps.clock,
-    allowSyntheticIds: deps.options.allowSyntheticIds,
-    pageSize: deps.options.pageSize,
-  });
-}
-
-/** The status body's contract (the Express route validates with it, so does the fast path). */
-export const statusRequestSchema = sjekkInnbyggersPiStatusV2RequestSchema;
-
-/**
- * The status check for a verified caller holding the read scope, with a validated body: what
- * the route answers, and the fast path (src/http/status-fast-path.ts) too, so both apply the
- * same rules to the same caller (a citizen's token included).
- */
-export function checkStatus(
-  service: SettingsService,
-  caller: Caller,
-  body: SjekkInnbyggersPiStatusV2Request,
-): Promise<PersonvernInnstillingV2> {
-  return asCaller(caller, (actor) => service.checkStatus(actor, body));
-}
-
 /**
  * Citizens' privacy settings, version 2. Reads need the read scope and the party's read grant,
  * setting needs the write scope and the write grant. The interface lists no 403 for these
  * operations, so a missing scope answers 401 EPVK-100403, as does a citizen's token naming a
  * citizen it does not act for (the use cases decide that). Paths match case-insensitively
- * (Express's default), as real clients call them in PascalCase.
+ * (Express's default), as real clients call them in PascalCase. The status check is mostly
+ * answered by the fast path in front of Express (src/http/status-fast-path.ts), with the same
+ * use case.
  */
-export function createSettingsRoutes(
-  deps: SettingsRouteDeps,
-  service: SettingsService = createSettingsServiceFor(deps),
-): Router {
+export function createSettingsRoutes(settings: SettingsUseCases): Router {
   const router = Router();
 
   router.post(
@@ -88,11 +38,7 @@ export function createSettingsRoutes(
     validate(
       { body: settInnbyggersPersonvernInnstillingV2RequestSchema },
       async ({ body }, req, res) => {
-        const requestId = typeof req.id === 'string' ? req.id : undefined;
-        const response = await asCaller(callerOf(req), (actor) =>
-          service.set({ actor, ...(requestId ? { requestId } : {}) }, body),
-        );
-        res.status(200).json(response);
+        res.status(200).json(await asCaller(req, (caller) => settings.set(caller, body)));
       },
     ),
   );
@@ -100,8 +46,8 @@ export function createSettingsRoutes(
   router.post(
     SETTINGS_PATHS.status,
     requireScope('read', 401),
-    validate({ body: statusRequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await checkStatus(service, callerOf(req), body));
+    validate({ body: sjekkInnbyggersPiStatusV2RequestSchema }, async ({ body }, req, res) => {
+      res.status(200).json(await asCaller(req, (caller) => settings.checkStatus(caller, body)));
     }),
   );
 
@@ -109,7 +55,7 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.forPart,
     requireScope('read', 401),
     validate({ body: hentInnbyggersPiV2RequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await asCaller(callerOf(req), (actor) => service.forPart(actor, body)));
+      res.status(200).json(await asCaller(req, (caller) => settings.forPart(caller, body)));
     }),
   );
 
@@ -117,9 +63,7 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.proofs,
     requireScope('read', 401),
     validate({ body: hentInnbyggersOpplastedeBevisV2RequestSchema }, async ({ body }, req, res) => {
-      res
-        .status(200)
-        .json(await asCaller(callerOf(req), (actor) => service.uploadedProofs(actor, body)));
+      res.status(200).json(await asCaller(req, (caller) => settings.uploadedProofs(caller, body)));
     }),
   );
 
@@ -131,7 +75,7 @@ export function createSettingsRoutes(
       async ({ query }, req, res) => {
         res
           .status(200)
-          .json(await asCaller(callerOf(req), (actor) => service.activeCitizens(actor, query)));
+          .json(await asCaller(req, (caller) => settings.activeCitizens(caller, query)));
       },
     ),
   );

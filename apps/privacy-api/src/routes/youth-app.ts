@@ -1,9 +1,9 @@
-import { callerOf, requireCitizen } from '@nhp/privacy-auth';
+import { requireCitizen } from '@nhp/privacy-auth';
 import { emptyObjectSchema } from '@nhp/privacy-contracts';
-import { createSettingsService, createYouthAppConsent } from '@nhp/privacy-domain';
+import type { YouthAppUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router } from 'express';
-import type { PrivacyContext } from '../context';
+import { asCaller } from '../http/caller';
 
 /** Both spellings of the operations (version segment first or last) behave alike. */
 export const YOUTH_APP_PATHS = ['/v1/ungdomsapp', '/ungdomsapp/v1'];
@@ -14,37 +14,19 @@ export const YOUTH_APP_PATHS = ['/v1/ungdomsapp', '/ungdomsapp/v1'];
  * empty object, is accepted. A token without citizen context answers 401 EPVK-100403 (the
  * interface lists no 403 here).
  */
-export function createYouthAppRoutes(context: PrivacyContext): Router {
-  const consent = createYouthAppConsent({
-    settings: createSettingsService({
-      definitions: context.definitions,
-      grants: context.grants,
-      representation: context.representation,
-      store: context.settings,
-      now: context.clock,
-      allowSyntheticIds: context.options.allowSyntheticIds,
-      pageSize: context.options.pageSize,
-    }),
-    store: context.settings,
-    allowSyntheticIds: context.options.allowSyntheticIds,
-  });
+export function createYouthAppRoutes(youthApp: YouthAppUseCases): Router {
   const body = emptyObjectSchema.optional();
   const router = Router();
 
   for (const [method, action] of [
-    ['post', consent.give],
-    ['delete', consent.withdraw],
+    ['post', youthApp.give],
+    ['delete', youthApp.withdraw],
   ] as const) {
     router[method](
       YOUTH_APP_PATHS,
       requireCitizen(401),
       validate({ body }, async (_input, req, res) => {
-        const caller = callerOf(req);
-        await action({
-          pid: caller.pid as string,
-          clientId: caller.clientId,
-          requestId: typeof req.id === 'string' ? req.id : undefined,
-        });
+        await asCaller(req, action);
         res.status(200).json({});
       }),
     );

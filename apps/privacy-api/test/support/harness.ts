@@ -15,7 +15,13 @@
 import { randomUUID } from 'node:crypto';
 import { createPrivacyAuth, type PrivacyAuth, type PrivacyAuthOptions } from '@nhp/privacy-auth';
 import { ensureJournalIndexes, type AuditContext, type Part } from '@nhp/privacy-data-access';
-import { findTemplate, type Definition, type DefinitionStatus } from '@nhp/privacy-domain';
+import {
+  definitionFromTemplate,
+  ensureBuiltIns,
+  findTemplate,
+  type Definition,
+  type DefinitionStatus,
+} from '@nhp/privacy-domain';
 import { createTestIssuer, type MintOptions, type TestIssuer } from '@nhp/privacy-testing';
 import { createHealth, type Health } from '@nhp/shared-health';
 import { createLogger, type Logger } from '@nhp/shared-logger';
@@ -34,9 +40,7 @@ import {
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import { createApp } from '../../src/app';
-import { ensureBuiltIns } from '../../src/bootstrap';
 import { createPrivacyContext, type PrivacyContext, type PrivacyOptions } from '../../src/context';
-import { definitionFromTemplate } from '../../src/definitions/definition-use-cases';
 
 /** Template GUIDs (the decisions' table), by what they make. */
 export const TEMPLATES = {

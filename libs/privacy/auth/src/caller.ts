@@ -1,10 +1,14 @@
+import type { Caller } from '@nhp/privacy-contracts';
 import type { Request, RequestHandler } from 'express';
 import { refused, type AuthScheme } from './errors';
 
 export type ScopeKind = 'read' | 'write' | 'admin';
 
-/** Who is calling, as the verified access token says. */
-export interface Caller {
+/**
+ * Who is calling, as the verified access token says: privacy-contracts' Caller (what the use
+ * cases take, bar the request id) with the token's scopes and scheme, which the entry point checks.
+ */
+export interface AuthenticatedCaller extends Omit<Caller, 'requestId'> {
   /** The token's `client_id` claim: the calling system. */
   readonly clientId: string | undefined;
   /** The token's scopes, exactly as issued. */
@@ -22,7 +26,7 @@ export function scopeName(audience: string, kind: ScopeKind): string {
   return `${audience}/personverninnstilling_${kind}`;
 }
 
-class VerifiedCaller implements Caller {
+class VerifiedCaller implements AuthenticatedCaller {
   readonly isAdmin: boolean;
 
   constructor(
@@ -54,16 +58,16 @@ export function newCaller(
   audience: string,
   claims: { clientId: string | undefined; scopes: ReadonlySet<string>; pid: string | undefined },
   scheme: AuthScheme,
-): Caller {
+): AuthenticatedCaller {
   return new VerifiedCaller(audience, claims.clientId, claims.scopes, claims.pid, scheme);
 }
 
 // Keyed by the request object: Express's request is Node's IncomingMessage, so a caller set on
 // the message before Express sees it (a fast path) is the caller Express's routes read.
-const callers = new WeakMap<object, Caller>();
+const callers = new WeakMap<object, AuthenticatedCaller>();
 
 /** Binds a verified caller (from PrivacyAuth.verify) to a request; only for a verified one. */
-export function setCaller(req: object, caller: Caller): void {
+export function setCaller(req: object, caller: AuthenticatedCaller): void {
   callers.set(req, caller);
 }
 
@@ -77,7 +81,7 @@ export function hasCaller(req: object): boolean {
  * when it did not run: a route that reads the caller without authentication is a bug, never a
  * reason to let the request through.
  */
-export function callerOf(req: Request): Caller {
+export function callerOf(req: Request): AuthenticatedCaller {
   const caller = callers.get(req);
   if (!caller) {
     throw new Error(

@@ -4,7 +4,7 @@ export {
   requireScope,
   scopeName,
   setCaller,
-  type Caller,
+  type AuthenticatedCaller,
   type ScopeKind,
 } from './caller';
 export {

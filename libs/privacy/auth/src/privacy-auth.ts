@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { PRIVACY_CODES } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
-import { hasCaller, newCaller, setCaller, type Caller } from './caller';
+import { hasCaller, newCaller, setCaller, type AuthenticatedCaller } from './caller';
 import {
   createDpopVerifier,
   ProofError,
@@ -56,7 +56,7 @@ export interface PrivacyAuth {
    */
   authenticate: RequestHandler;
   /** The check itself, framework-free: the caller, or a 401 (500 when the keys are unreachable). */
-  verify(request: AuthRequest): Promise<Caller>;
+  verify(request: AuthRequest): Promise<AuthenticatedCaller>;
   /** Counters for tests and metrics. */
   stats(): PrivacyAuthStats;
 }
@@ -201,7 +201,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     });
   }
 
-  async function verify(req: AuthRequest): Promise<Caller> {
+  async function verify(req: AuthRequest): Promise<AuthenticatedCaller> {
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') {
       throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)');

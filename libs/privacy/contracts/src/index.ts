@@ -1,3 +1,4 @@
+export type { Caller } from './lib/caller';
 export {
   canonicalInkluderingType,
   INKLUDERING_TYPES,

@@ -46,3 +46,8 @@ export {
   type GrantRepository,
 } from './lib/grants/grant.repository';
 export * from './lib/settings';
+export {
+  createPrivacyRepositories,
+  type CreatePrivacyRepositoriesOptions,
+  type PrivacyRepositories,
+} from './lib/privacy-repositories';

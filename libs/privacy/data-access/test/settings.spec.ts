@@ -1,9 +1,9 @@
+import type { Caller } from '@nhp/privacy-contracts';
 import {
-  createSettingsService,
+  createSettingsUseCases,
   findTemplate,
-  type Actor,
   type Definition,
-  type SettingsService,
+  type SettingsUseCases,
 } from '@nhp/privacy-domain';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { createLogger } from '@nhp/shared-logger';
@@ -52,13 +52,13 @@ function definition(definisjonGuid: string): Definition {
   };
 }
 
-const actor: Actor = { clientId: 'client-a', isAdmin: false };
+const actor: Caller = { clientId: 'client-a', isAdmin: false };
 
 describe('settings storage', () => {
   let conn: Connection;
   let journal: Journal;
   let repo: SettingRepository;
-  let service: SettingsService;
+  let service: SettingsUseCases;
   let pageSize = 10;
 
   beforeAll(async () => {
@@ -68,7 +68,7 @@ describe('settings storage', () => {
     repo = createSettingRepository({ connection: conn, journal });
     await repo.ensureIndexes();
     const definitions = new Map([DEF, PAGED_DEF].map((g) => [g, definition(g)]));
-    service = createSettingsService({
+    service = createSettingsUseCases({
       definitions: {
         findDefinition: async (g) => definitions.get(g),
         listDefinitionsOfPart: async (p) =>
@@ -89,10 +89,13 @@ describe('settings storage', () => {
   });
 
   const set = (innbyggerFnr: string, extra: Record<string, unknown> = {}) =>
-    service.set(
-      { actor },
-      { innbyggerFnr, definisjonGuid: DEF, partKode: 'studie', aktiv: true, ...extra },
-    );
+    service.set(actor, {
+      innbyggerFnr,
+      definisjonGuid: DEF,
+      partKode: 'studie',
+      aktiv: true,
+      ...extra,
+    });
 
   it('when a setting is set and the same request comes again, then endret then ikkeEndret, sekvensnummer 1', async () => {
     const fnr = syntheticFnr(1);
@@ -227,7 +230,7 @@ describe('settings storage', () => {
   it('when a setting changes more often than the history keeps, then the document keeps the latest entries and the state goes on counting', async () => {
     const limit = 5;
     const small = createSettingRepository({ connection: conn, journal, historyLimit: limit });
-    const smallService = createSettingsService({
+    const smallService = createSettingsUseCases({
       definitions: {
         findDefinition: async () => definition(DEF),
         listDefinitionsOfPart: async () => [],
@@ -241,10 +244,12 @@ describe('settings storage', () => {
     const fnr = syntheticFnr(5);
     const changes = limit + 3;
     for (let i = 0; i < changes; i++) {
-      await smallService.set(
-        { actor },
-        { innbyggerFnr: fnr, definisjonGuid: DEF, partKode: 'studie', aktiv: i % 2 === 0 },
-      );
+      await smallService.set(actor, {
+        innbyggerFnr: fnr,
+        definisjonGuid: DEF,
+        partKode: 'studie',
+        aktiv: i % 2 === 0,
+      });
     }
     const stored = await small.findForWrite(fnr, DEF);
     expect(stored?.state.sekvensnummer).toBe(changes);
@@ -255,10 +260,12 @@ describe('settings storage', () => {
   it('when the active citizens are walked while others write, then no entry comes twice and every instance active throughout comes once', async () => {
     pageSize = 7;
     const setPaged = (fnr: string, aktiv: boolean) =>
-      service.set(
-        { actor },
-        { innbyggerFnr: fnr, definisjonGuid: PAGED_DEF, partKode: 'studie', aktiv },
-      );
+      service.set(actor, {
+        innbyggerFnr: fnr,
+        definisjonGuid: PAGED_DEF,
+        partKode: 'studie',
+        aktiv,
+      });
     const stable = Array.from({ length: 30 }, (_, i) => syntheticFnr(100 + i));
     const flapping = Array.from({ length: 10 }, (_, i) => syntheticFnr(200 + i));
     for (const fnr of [...stable, ...flapping]) await setPaged(fnr, true);

@@ -19,7 +19,6 @@ export {
 export {
   DEFINITION_STATUSES,
   PI_TYPES,
-  type Actor,
   type Definition,
   type DefinitionLookup,
   type DefinitionStatus,
@@ -32,16 +31,33 @@ export {
   type Relasjon,
   type Tidsbegrensning,
 } from './lib/types';
+export { auditOf, type AuditActor, type AuditContext } from './lib/audit/audit';
 export {
-  setInclusion,
+  createPartUseCases,
+  type Part,
+  type PartStore,
+  type PartUseCases,
+} from './lib/parts/part-use-cases';
+export {
+  definitionFromTemplate,
+  type NewDefinitionFields,
+} from './lib/definitions/definition-from-template';
+export {
+  createDefinitionUseCases,
+  type DefinitionChanges,
+  type DefinitionUseCasePorts,
+  type DefinitionUseCases,
+} from './lib/definitions/definition-use-cases';
+export { ensureBuiltIns, type BuiltInPorts } from './lib/definitions/built-ins';
+export {
+  createInclusionUseCases,
   type Inclusion,
   type InclusionChange,
   type InclusionStore,
-  type SetInclusionOptions,
-  type SetInclusionPorts,
-} from './lib/inclusions/set-inclusion';
+  type InclusionUseCasePorts,
+  type InclusionUseCases,
+} from './lib/inclusions/inclusion-use-cases';
 export {
-  getRepresentation,
   MAX_RELATIONSHIPS_PER_CALLER,
   parseRepresentationImport,
   tilleggsinfoOf,
@@ -50,10 +66,21 @@ export {
   type RepresentationLookup,
   type RepresentationRelationship,
 } from './lib/representation/relationships';
+export {
+  createRepresentationUseCases,
+  type ImportOptions,
+  type ImportOutcome,
+  type RepresentationStore,
+  type RepresentationUseCases,
+} from './lib/representation/representation-use-cases';
 export * from './lib/settings';
 export {
-  createYouthAppConsent,
-  type YouthAppCaller,
-  type YouthAppConsent,
-  type YouthAppConsentPorts,
-} from './lib/youth-app/youth-app-consent';
+  createYouthAppUseCases,
+  type YouthAppUseCasePorts,
+  type YouthAppUseCases,
+} from './lib/youth-app/youth-app-use-cases';
+export {
+  createPrivacyUseCases,
+  type PrivacyUseCasePorts,
+  type PrivacyUseCases,
+} from './lib/privacy-use-cases';

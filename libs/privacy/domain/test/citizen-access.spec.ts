@@ -1,12 +1,12 @@
+import type { Caller } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
 import {
   assertMayActFor,
   assertNotCitizenToken,
-  createSettingsService,
+  createInclusionUseCases,
+  createSettingsUseCases,
   DEFINITION_TEMPLATES,
   mayActFor,
-  setInclusion,
-  type Actor,
   type Definition,
   type RepresentationLookup,
   type RepresentationRelationship,
@@ -41,8 +41,8 @@ function lookup(byFnr: Record<string, RepresentationRelationship[]>) {
   return { representation, asked };
 }
 
-const citizen = (pid: string): Actor => ({ clientId: 'app', isAdmin: false, pid });
-const system: Actor = { clientId: 'app', isAdmin: false };
+const citizen = (pid: string): Caller => ({ clientId: 'app', isAdmin: false, pid });
+const system: Caller = { clientId: 'app', isAdmin: false };
 
 async function refusal(promise: Promise<unknown>): Promise<AppError | undefined> {
   try {
@@ -148,7 +148,7 @@ describe('the use cases that name a citizen', () => {
     grants: { allows: async () => true },
     ...lookup({ [PARENT]: [relationship(CHILD, 'foreldre')] }),
   };
-  const service = createSettingsService({
+  const service = createSettingsUseCases({
     ...ports,
     store,
     now: () => new Date(),
@@ -159,7 +159,7 @@ describe('the use cases that name a citizen', () => {
   const named = { innbyggerFnr: STRANGER, definisjonGuid: definition.definisjonGuid };
 
   it.each([
-    ['set', () => service.set({ actor }, { ...named, partKode: 'studie', aktiv: true })],
+    ['set', () => service.set(actor, { ...named, partKode: 'studie', aktiv: true })],
     ['check status', () => service.checkStatus(actor, { ...named, partKode: 'studie' })],
     ['for a party', () => service.forPart(actor, { innbyggerFnr: STRANGER, partKode: 'studie' })],
     ['uploaded proofs', () => service.uploadedProofs(actor, { ...named, partKode: 'studie' })],
@@ -167,17 +167,17 @@ describe('the use cases that name a citizen', () => {
     [
       'an inclusion',
       () =>
-        setInclusion(
-          { ...ports, inclusions: { setInclusion: touch('setInclusion') } },
-          actor,
-          {
-            innbyggerFnr: STRANGER,
-            partKode: 'studie',
-            personvernInnstillingDefinisjonId: definition.definisjonGuid,
-            inkluderingType: 'Inkludert',
-          },
-          { allowSyntheticIds: true, now: new Date() },
-        ),
+        createInclusionUseCases({
+          ...ports,
+          inclusions: { setInclusion: touch('setInclusion') },
+          allowSyntheticIds: true,
+          now: () => new Date(),
+        }).set(actor, {
+          innbyggerFnr: STRANGER,
+          partKode: 'studie',
+          personvernInnstillingDefinisjonId: definition.definisjonGuid,
+          inkluderingType: 'Inkludert',
+        }),
     ],
   ])(
     'when a citizen’s token names a stranger in %s, then EPVK-100403 before any storage is read or written',

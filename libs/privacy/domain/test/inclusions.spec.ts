@@ -1,12 +1,11 @@
-import type { SettInkluderingRequest } from '@nhp/privacy-contracts';
 import { AppError } from '@nhp/shared-errors';
+import type { Caller, SettInkluderingRequest } from '@nhp/privacy-contracts';
 import {
+  createInclusionUseCases,
   DEFINITION_TEMPLATES,
-  setInclusion,
-  type Actor,
   type Definition,
   type InclusionChange,
-  type SetInclusionPorts,
+  type InclusionUseCasePorts,
 } from '../src';
 
 const template = DEFINITION_TEMPLATES[0] as (typeof DEFINITION_TEMPLATES)[number];
@@ -36,7 +35,7 @@ function definition(extra: Partial<Definition> = {}): Definition {
 /** In-memory ports: the use case's rules, without storage (the repository has its own tests). */
 function ports(def: Definition | undefined, grants: string[] = ['client-a:studie:write']) {
   const changes: InclusionChange[] = [];
-  const value: SetInclusionPorts = {
+  const value: InclusionUseCasePorts = {
     definitions: {
       findDefinition: async (guid) => (def && guid === def.definisjonGuid ? def : undefined),
       listDefinitionsOfPart: async () => [],
@@ -48,18 +47,19 @@ function ports(def: Definition | undefined, grants: string[] = ['client-a:studie
         return { changed: true };
       },
     },
+    allowSyntheticIds: false,
+    now: () => new Date('2026-01-01T00:00:00Z'),
   };
-  return { value, changes };
+  return { inclusions: createInclusionUseCases(value), changes };
 }
 
-const actor: Actor = { clientId: 'client-a', isAdmin: false };
+const actor: Caller = { clientId: 'client-a', isAdmin: false };
 const request: SettInkluderingRequest = {
   innbyggerFnr: '13116900216',
   partKode: 'studie',
   personvernInnstillingDefinisjonId: DEF,
   inkluderingType: 'inkludert',
 };
-const options = { allowSyntheticIds: false, now: new Date('2026-01-01T00:00:00Z') };
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -74,7 +74,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 describe('setting an inclusion', () => {
   it('when the type comes in lower case, then it is stored and answered in the interface spelling', async () => {
     const p = ports(definition());
-    const response = await setInclusion(p.value, actor, request, options);
+    const response = await p.inclusions.set(actor, request);
     expect(response).toEqual({
       innbyggerFnr: '13116900216',
       partKode: 'studie',
@@ -89,22 +89,15 @@ describe('setting an inclusion', () => {
 
   it('when aktiv is false, then the inclusion is ended', async () => {
     const p = ports(definition());
-    await setInclusion(
-      p.value,
-      actor,
-      { ...request, inkluderingType: 'OPPFORT', aktiv: false },
-      options,
-    );
+    await p.inclusions.set(actor, { ...request, inkluderingType: 'OPPFORT', aktiv: false });
     expect(p.changes[0]).toMatchObject({ inkluderingType: 'Oppfort', aktiv: false });
   });
 
   it('when the identity number is invalid, then EPVK-101518 and nothing is written', async () => {
     const p = ports(definition());
-    expect(
-      await codeOf(
-        setInclusion(p.value, actor, { ...request, innbyggerFnr: '13116950216' }, options),
-      ),
-    ).toBe('EPVK-101518');
+    expect(await codeOf(p.inclusions.set(actor, { ...request, innbyggerFnr: '13116950216' }))).toBe(
+      'EPVK-101518',
+    );
     expect(p.changes).toEqual([]);
   });
 
@@ -120,20 +113,20 @@ describe('setting an inclusion', () => {
     ['the client has no grant', definition(), [], request],
   ])('when %s, then EPVK-101500 and nothing is written', async (_what, def, grants, body) => {
     const p = ports(def, grants);
-    expect(await codeOf(setInclusion(p.value, actor, body, options))).toBe('EPVK-101500');
+    expect(await codeOf(p.inclusions.set(actor, body))).toBe('EPVK-101500');
     expect(p.changes).toEqual([]);
   });
 
   it('when the caller has the admin scope, then no grant is needed', async () => {
     const p = ports(definition(), []);
-    await setInclusion(p.value, { clientId: 'admin-tool', isAdmin: true }, request, options);
+    await p.inclusions.set({ clientId: 'admin-tool', isAdmin: true }, request);
     expect(p.changes).toHaveLength(1);
   });
 
   it('when the definition is inactive, then an inclusion cannot start but can end', async () => {
     const p = ports(definition({ status: 'inaktiv' }));
-    expect(await codeOf(setInclusion(p.value, actor, request, options))).toBe('EPVK-101501');
-    await setInclusion(p.value, actor, { ...request, aktiv: false }, options);
+    expect(await codeOf(p.inclusions.set(actor, request))).toBe('EPVK-101501');
+    await p.inclusions.set(actor, { ...request, aktiv: false });
     expect(p.changes.map((c) => c.aktiv)).toEqual([false]);
   });
 });

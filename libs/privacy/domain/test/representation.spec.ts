@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import {
-  getRepresentation,
+  createRepresentationUseCases,
   MAX_RELATIONSHIPS_PER_CALLER,
   parseFnr,
   parseRepresentationImport,
@@ -120,11 +120,14 @@ describe('tilleggsinfo', () => {
 
   it('when the caller has relationships, then the response lists them without identity numbers', async () => {
     const rel = child('2012-01-01', { mellomnavn: 'Marie' });
-    const response = await getRepresentation(
-      { findRelationships: async (fnr) => (fnr === PARENT ? [rel] : []) },
-      PARENT,
-      new Date('2026-01-01T00:00:00Z'),
-    );
+    const representation = createRepresentationUseCases({
+      representation: {
+        findRelationships: async (fnr) => (fnr === PARENT ? [rel] : []),
+        replaceRelationships: async () => 0,
+      },
+      now: () => new Date('2026-01-01T00:00:00Z'),
+    });
+    const response = await representation.get({ clientId: 'app', isAdmin: false, pid: PARENT });
     expect(response.representasjonsforhold).toEqual([
       {
         eksternProfilGuid: GUID,

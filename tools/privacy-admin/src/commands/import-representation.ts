@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createRepresentationRepository } from '@nhp/privacy-data-access';
-import { parseRepresentationImport, type RepresentationRelationship } from '@nhp/privacy-domain';
+import { createRepresentationUseCases, parseRepresentationImport } from '@nhp/privacy-domain';
 import { CommandError, defineCommand, UsageError } from './command';
 
 interface ImportArgs {
@@ -73,23 +73,20 @@ them (PRIVACY_ALLOW_SYNTHETIC_IDS; by default outside production).`,
         `${args.file}: ${parsed.errors.length} bad line(s); nothing was imported\n${shown.join('\n')}${more > 0 ? `\n  (and ${more} more)` : ''}`,
       );
     }
-    const representation = createRepresentationRepository({
-      connection: store.connection,
-      journal: store.journal,
+    const representation = createRepresentationUseCases({
+      representation: createRepresentationRepository({
+        connection: store.connection,
+        journal: store.journal,
+      }),
+      now: () => new Date(),
     });
-    // Callers whose stored list equals the file's are left alone: a re-run writes nothing.
-    const changed = new Map<string, RepresentationRelationship[]>();
-    for (const [fnr, list] of parsed.byFnr) {
-      const current = await representation.findRelationships(fnr);
-      if (JSON.stringify(current) !== JSON.stringify(list)) changed.set(fnr, list);
-    }
-    const written = await representation.replaceRelationships(changed, {
-      importId: `import-representation:${new Date().toISOString()}`,
-      at: new Date(),
-      actorId: store.audit.actor.id,
-    });
+    const { replaced, unchanged } = await representation.importRelationships(
+      { clientId: store.audit.actor.id, isAdmin: true },
+      parsed.byFnr,
+      `import-representation:${new Date().toISOString()}`,
+    );
     io.out(
-      `imported ${parsed.lines} relationship(s) of ${parsed.byFnr.size} caller(s) from ${args.file}: ${written} caller(s) replaced, ${parsed.byFnr.size - written} unchanged\n`,
+      `imported ${parsed.lines} relationship(s) of ${parsed.byFnr.size} caller(s) from ${args.file}: ${replaced} caller(s) replaced, ${unchanged} unchanged\n`,
     );
     return 0;
   },

@@ -1,6 +1,6 @@
 import { privacyErrors } from './errors';
 import type { RepresentationLookup } from './representation/relationships';
-import type { Actor } from './types';
+import type { Caller } from '@nhp/privacy-contracts';
 
 /**
  * The relationship types with which `fnr` acts for the other person (the type says what `fnr` is
@@ -24,12 +24,12 @@ export interface CitizenAccessPorts {
  */
 export async function mayActFor(
   ports: CitizenAccessPorts,
-  actor: Actor,
+  caller: Caller,
   innbyggerFnr: string,
 ): Promise<boolean> {
-  if (actor.pid === undefined || actor.pid === innbyggerFnr) return true;
+  if (caller.pid === undefined || caller.pid === innbyggerFnr) return true;
   if (!ports.representation) return false;
-  const relationships = await ports.representation.findRelationships(actor.pid);
+  const relationships = await ports.representation.findRelationships(caller.pid);
   return relationships.some(
     (r) =>
       r.annenFnr === innbyggerFnr &&
@@ -44,10 +44,10 @@ export async function mayActFor(
  */
 export async function assertMayActFor(
   ports: CitizenAccessPorts,
-  actor: Actor,
+  caller: Caller,
   innbyggerFnr: string,
 ): Promise<void> {
-  if (!(await mayActFor(ports, actor, innbyggerFnr))) {
+  if (!(await mayActFor(ports, caller, innbyggerFnr))) {
     throw privacyErrors.notActingFor(
       'The access token acts for a citizen and may not act for the citizen named by innbyggerFnr',
     );
@@ -55,8 +55,8 @@ export async function assertMayActFor(
 }
 
 /** Operations over many citizens at once (the active-citizens walk) are for systems only. */
-export function assertNotCitizenToken(actor: Actor): void {
-  if (actor.pid !== undefined) {
+export function assertNotCitizenToken(caller: Caller): void {
+  if (caller.pid !== undefined) {
     throw privacyErrors.notActingFor(
       "An access token in a citizen's context may not list the citizens of a definition",
     );

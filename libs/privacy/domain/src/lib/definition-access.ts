@@ -1,5 +1,6 @@
 import { privacyErrors } from './errors';
-import type { Actor, Definition, DefinitionLookup, GrantAccess, GrantLookup } from './types';
+import type { Caller } from '@nhp/privacy-contracts';
+import type { Definition, DefinitionLookup, GrantAccess, GrantLookup } from './types';
 
 /**
  * The definition a caller names, if the caller may use it for `access`; otherwise the same
@@ -8,7 +9,7 @@ import type { Actor, Definition, DefinitionLookup, GrantAccess, GrantLookup } fr
  */
 export async function resolveDefinition(
   ports: { definitions: DefinitionLookup; grants: GrantLookup },
-  actor: Actor,
+  caller: Caller,
   request: { definisjonGuid: string; partKode?: string | null | undefined },
   access: GrantAccess,
 ): Promise<Definition> {
@@ -17,7 +18,7 @@ export async function resolveDefinition(
   if (request.partKode != null && request.partKode !== definition.partKode) {
     throw privacyErrors.unknownDefinition();
   }
-  if (!(await mayUsePart(ports.grants, actor, definition.partKode, access))) {
+  if (!(await mayUsePart(ports.grants, caller, definition.partKode, access))) {
     throw privacyErrors.unknownDefinition();
   }
   return definition;
@@ -26,11 +27,11 @@ export async function resolveDefinition(
 /** Admin-scope tokens need no grant; everyone else needs the party's grant for the access. */
 export async function mayUsePart(
   grants: GrantLookup,
-  actor: Actor,
+  caller: Caller,
   partKode: string,
   access: GrantAccess,
 ): Promise<boolean> {
-  if (actor.isAdmin) return true;
-  if (actor.clientId === undefined) return false;
-  return grants.allows(actor.clientId, partKode, access);
+  if (caller.isAdmin) return true;
+  if (caller.clientId === undefined) return false;
+  return grants.allows(caller.clientId, partKode, access);
 }

@@ -55,16 +55,6 @@ export interface Definition {
   takesPeriods: boolean;
 }
 
-/** Who is calling, as the use cases need it (the HTTP layer builds it from the verified token). */
-export interface Actor {
-  /** The token's client_id; undefined for a token without one. */
-  clientId: string | undefined;
-  /** Admin-scope tokens need no grant. */
-  isAdmin: boolean;
-  /** The citizen whose context the token carries (personal data: never log). */
-  pid?: string | undefined;
-}
-
 export type GrantAccess = 'read' | 'write';
 
 /** Ports the use cases read definitions and grants through (data-access implements them). */

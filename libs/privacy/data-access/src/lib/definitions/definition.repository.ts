@@ -1,8 +1,8 @@
 import {
   privacyErrors,
   type Definition,
+  type DefinitionChanges,
   type DefinitionLookup,
-  type DefinitionStatus,
   type Relasjon,
 } from '@nhp/privacy-domain';
 import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
@@ -14,14 +14,7 @@ import { journalPush, newJournalEntry, type Journal, type JournalEntry } from '.
 
 export const DEFINITIONS_COLLECTION = 'privacy_definitions';
 
-/** The fields PATCH /innstillingdefinisjon/v1 may change; absent ones stay as they are. */
-export interface DefinitionChanges {
-  visning?: string;
-  kravTilLesingAvFullstendigTekst?: boolean;
-  sortering?: number;
-  replikering?: boolean;
-  status?: DefinitionStatus;
-}
+export type { DefinitionChanges } from '@nhp/privacy-domain';
 
 /** The stored shape: the domain's Definition keyed by its GUID, with timestamps and the journal. */
 interface DefinitionDocument extends Omit<Definition, 'definisjonGuid'> {

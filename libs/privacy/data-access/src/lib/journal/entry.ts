@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditActor } from '@nhp/privacy-domain';
 import { outboxPush } from '@nhp/shared-outbox';
 
 /** The array field that holds a document's pending entries; readers project it out. */
 export const JOURNAL_FIELD = 'journal';
 
-export interface AuditActor {
-  /** client: a system's client_id; citizen: a citizen acting for themselves; admin: the admin CLI. */
-  kind: 'client' | 'citizen' | 'admin';
-  id: string;
-}
+/** Who an audit record names (the domain's type). */
+export type { AuditActor };
 
 export interface AuditTarget {
   /** The collection the changed document lives in. */

@@ -1,4 +1,4 @@
-import { privacyErrors } from '@nhp/privacy-domain';
+import { privacyErrors, type Part } from '@nhp/privacy-domain';
 import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
@@ -7,14 +7,7 @@ import { journalPush, newJournalEntry, type Journal, type JournalEntry } from '.
 
 export const PARTS_COLLECTION = 'privacy_parts';
 
-/** A party as stored and read: the interface's fields, partKode required. */
-export interface Part {
-  partKode: string;
-  navn: string | null;
-  kortNavn: string | null;
-  beskrivelse: string | null;
-  uri: string | null;
-}
+export type { Part } from '@nhp/privacy-domain';
 
 interface PartDocument {
   _id: string;

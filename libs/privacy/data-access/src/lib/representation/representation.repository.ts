@@ -1,4 +1,4 @@
-import type { RepresentationLookup, RepresentationRelationship } from '@nhp/privacy-domain';
+import type { RepresentationRelationship, RepresentationStore } from '@nhp/privacy-domain';
 import { modelOf, translated } from '@nhp/shared-persistence';
 import { Schema, type Connection } from 'mongoose';
 import {
@@ -35,24 +35,9 @@ const representationSchema = new Schema<RepresentationDocument>(
   { collection: REPRESENTATION_COLLECTION, versionKey: false, strict: 'throw' },
 );
 
-export interface ImportOptions {
-  /** Names this import in the audit trail. */
-  importId: string;
-  at: Date;
-  /** Who ran it (the admin CLI's operator or the sample-data seed). */
-  actorId: string;
-}
-
-export interface RepresentationRepository extends RepresentationLookup {
-  /**
-   * Replaces the relationships of every caller in `byFnr` (callers not in it keep theirs), one
-   * atomic write per caller carrying its audit record. Returns the number of callers written.
-   */
-  replaceRelationships(
-    byFnr: ReadonlyMap<string, RepresentationRelationship[]>,
-    options: ImportOptions,
-  ): Promise<number>;
-}
+export type { ImportOptions } from '@nhp/privacy-domain';
+/** The domain's representation store, kept in MongoDB. */
+export type RepresentationRepository = RepresentationStore;
 
 function plain(r: RepresentationRelationship): RepresentationRelationship {
   return {

@@ -1,7 +1,6 @@
 import {
   FORELDRE_TYPE,
   representationImportLineSchema,
-  type HentRepresentasjonsforholdResponse,
   type Tilleggsinfo,
 } from '@nhp/privacy-contracts';
 import { ageOn, isValidFnr, parseFnr } from '../fnr';
@@ -44,25 +43,6 @@ export function tilleggsinfoOf(
     harBarnMedAnnenAdresse: children.some((child) => child.annenAdresse),
     harBarnOver11: ages.some((age) => age >= 11),
     harBarnOver16: ages.some((age) => age >= 16),
-  };
-}
-
-/** GET representasjonsforhold: the calling citizen's relationships and tilleggsinfo. */
-export async function getRepresentation(
-  lookup: RepresentationLookup,
-  pid: string,
-  today: Date,
-): Promise<HentRepresentasjonsforholdResponse> {
-  const relationships = await lookup.findRelationships(pid);
-  return {
-    representasjonsforhold: relationships.map((r) => ({
-      eksternProfilGuid: r.eksternProfilGuid,
-      fornavn: r.fornavn,
-      mellomnavn: r.mellomnavn,
-      etternavn: r.etternavn,
-      representasjonsforholdType: r.representasjonsforholdType,
-    })),
-    tilleggsinfo: tilleggsinfoOf(relationships, today),
   };
 }
 

@@ -26,9 +26,8 @@ export {
   type ProofMimeType,
 } from './proof';
 export {
-  createSettingsService,
-  type SetContext,
-  type SettingsService,
-  type SettingsServicePorts,
-} from './service';
+  createSettingsUseCases,
+  type SettingsUseCasePorts,
+  type SettingsUseCases,
+} from './settings-use-cases';
 export { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';

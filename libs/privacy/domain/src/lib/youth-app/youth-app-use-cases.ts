@@ -1,20 +1,14 @@
+import type { Caller } from '@nhp/privacy-contracts';
 import { privacyErrors } from '../errors';
 import { isValidFnr } from '../fnr';
 import type { SettingsStore } from '../settings/model';
-import type { SettingsService } from '../settings/service';
+import type { SettingsUseCases } from '../settings/settings-use-cases';
 import { BUILT_IN_PART, YOUTH_APP_DEFINITION_GUID } from '../templates';
 
-export interface YouthAppConsentPorts {
-  settings: Pick<SettingsService, 'set'>;
+export interface YouthAppUseCasePorts {
+  settings: Pick<SettingsUseCases, 'set'>;
   store: Pick<SettingsStore, 'find'>;
   allowSyntheticIds: boolean;
-}
-
-export interface YouthAppCaller {
-  /** The citizen in the token's context (personal data: never log). */
-  pid: string;
-  clientId: string | undefined;
-  requestId?: string | undefined;
 }
 
 /**
@@ -26,19 +20,27 @@ export interface YouthAppCaller {
  * nothing (the settings rules record it as confirming the state); withdrawing one never given
  * writes nothing at all.
  */
-export function createYouthAppConsent(ports: YouthAppConsentPorts) {
-  async function setConsent(caller: YouthAppCaller, aktiv: boolean): Promise<void> {
-    if (!isValidFnr(caller.pid, { allowSynthetic: ports.allowSyntheticIds })) {
+export function createYouthAppUseCases(ports: YouthAppUseCasePorts) {
+  async function setConsent(caller: Caller, aktiv: boolean): Promise<void> {
+    const { pid } = caller;
+    if (pid === undefined) {
+      throw privacyErrors.notActingFor(
+        "The youth app needs an access token in a citizen's context",
+      );
+    }
+    if (!isValidFnr(pid, { allowSynthetic: ports.allowSyntheticIds })) {
       throw privacyErrors.invalidFnr('pid');
     }
-    if (!aktiv && !(await ports.store.find(caller.pid, YOUTH_APP_DEFINITION_GUID))) return;
+    if (!aktiv && !(await ports.store.find(pid, YOUTH_APP_DEFINITION_GUID))) return;
     await ports.settings.set(
       {
-        actor: { clientId: caller.clientId, isAdmin: true, pid: caller.pid },
+        clientId: caller.clientId,
+        isAdmin: true,
+        pid,
         ...(caller.requestId === undefined ? {} : { requestId: caller.requestId }),
       },
       {
-        innbyggerFnr: caller.pid,
+        innbyggerFnr: pid,
         definisjonGuid: YOUTH_APP_DEFINITION_GUID,
         partKode: BUILT_IN_PART.partKode,
         typePi: 'samtykke',
@@ -49,10 +51,10 @@ export function createYouthAppConsent(ports: YouthAppConsentPorts) {
 
   return {
     /** POST ungdomsapp: gives the consent. */
-    give: (caller: YouthAppCaller) => setConsent(caller, true),
+    give: (caller: Caller) => setConsent(caller, true),
     /** DELETE ungdomsapp: withdraws it. */
-    withdraw: (caller: YouthAppCaller) => setConsent(caller, false),
+    withdraw: (caller: Caller) => setConsent(caller, false),
   };
 }
 
-export type YouthAppConsent = ReturnType<typeof createYouthAppConsent>;
+export type YouthAppUseCases = ReturnType<typeof createYouthAppUseCases>;

@@ -15,12 +15,13 @@ import {
   type SettInnbyggersPersonvernInnstillingV2Request,
   type SettInnbyggersPersonvernInnstillingV2Response,
   type SjekkInnbyggersPiStatusV2Request,
+  type Caller,
 } from '@nhp/privacy-contracts';
 import { assertMayActFor, assertNotCitizenToken, type CitizenAccessPorts } from '../citizen-access';
 import { mayUsePart, resolveDefinition } from '../definition-access';
 import { privacyErrors } from '../errors';
 import { parseFnr } from '../fnr';
-import type { Actor, Definition, DefinitionLookup, GrantLookup } from '../types';
+import type { Definition, DefinitionLookup, GrantLookup } from '../types';
 import { definitionWindowOpen, isActiveAt } from './active';
 import { decideSet } from './decide';
 import { invalidPeriodIndex, normaliseMetadata } from './metadata';
@@ -36,7 +37,7 @@ import { parseProof } from './proof';
 import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
 import { activeCitizenView, activePageView, settingView } from './view';
 
-export interface SettingsServicePorts extends CitizenAccessPorts {
+export interface SettingsUseCasePorts extends CitizenAccessPorts {
   definitions: DefinitionLookup;
   grants: GrantLookup;
   store: SettingsStore;
@@ -49,17 +50,12 @@ export interface SettingsServicePorts extends CitizenAccessPorts {
 /** Optimistic writes retry this often before giving up (only under extreme contention on one instance). */
 const MAX_WRITE_ATTEMPTS = 50;
 
-export interface SetContext {
-  actor: Actor;
-  requestId?: string;
-}
-
 /**
  * The use cases of citizens' settings (v2). Plain objects in and out; the HTTP layer validates the
  * shapes with the contracts, this layer the rules (identity numbers, whom a citizen's token acts
  * for, definitions and grants, proofs, ordering by tidspunkt, sekvensnummer).
  */
-export function createSettingsService(ports: SettingsServicePorts) {
+export function createSettingsUseCases(ports: SettingsUseCasePorts) {
   const { store } = ports;
 
   function checkFnr(innbyggerFnr: string): void {
@@ -69,7 +65,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
   }
 
   function writeRecord(
-    ctx: SetContext,
+    caller: Caller,
     definition: Definition,
     event: SettingChangedEventData | undefined,
   ): SettingWriteRecord {
@@ -77,15 +73,15 @@ export function createSettingsService(ports: SettingsServicePorts) {
       // A citizen acting on their own setting (the youth app) is recorded as "citizen": the
       // identity number is in the record's target, never in the actor.
       actor:
-        ctx.actor.pid !== undefined
+        caller.pid !== undefined
           ? { kind: 'citizen', id: 'citizen' }
           : {
-              kind: ctx.actor.isAdmin && !ctx.actor.clientId ? 'admin' : 'client',
-              id: ctx.actor.clientId ?? 'unknown',
+              kind: caller.isAdmin && !caller.clientId ? 'admin' : 'client',
+              id: caller.clientId ?? 'unknown',
             },
       operation: 'setting.set',
     };
-    if (ctx.requestId !== undefined) record.requestId = ctx.requestId;
+    if (caller.requestId !== undefined) record.requestId = caller.requestId;
     if (event && definition.replikering) {
       record.event = {
         subject: settingChangedSubject(definition.partKode),
@@ -97,12 +93,12 @@ export function createSettingsService(ports: SettingsServicePorts) {
   }
 
   async function set(
-    ctx: SetContext,
+    caller: Caller,
     body: SettInnbyggersPersonvernInnstillingV2Request,
   ): Promise<SettInnbyggersPersonvernInnstillingV2Response> {
     checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, ctx.actor, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, ctx.actor, body, 'write');
+    await assertMayActFor(ports, caller, body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, caller, body, 'write');
     if (body.typePi != null && body.typePi !== definition.typePi) {
       throw privacyErrors.typeMismatch(definition.typePi);
     }
@@ -192,7 +188,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
           entry,
           ...(proof ? { proof } : {}),
           record: writeRecord(
-            ctx,
+            caller,
             definition,
             eventData(definition, body.innbyggerFnr, body.aktiv, 1, tidspunkt),
           ),
@@ -220,7 +216,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
             proof: proofRef,
           },
           ...(proof ? { proof } : {}),
-          record: writeRecord(ctx, definition, undefined),
+          record: writeRecord(caller, definition, undefined),
         });
         if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
         continue;
@@ -243,7 +239,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
             proof: proofRef,
           },
           ...(proof ? { proof } : {}),
-          record: writeRecord(ctx, definition, undefined),
+          record: writeRecord(caller, definition, undefined),
         });
         if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
         continue;
@@ -274,7 +270,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
         },
         ...(proof ? { proof } : {}),
         record: writeRecord(
-          ctx,
+          caller,
           definition,
           eventData(definition, stored.state.innbyggerFnr, body.aktiv, sekvensnummer, tidspunkt),
         ),
@@ -290,24 +286,24 @@ export function createSettingsService(ports: SettingsServicePorts) {
   }
 
   async function checkStatus(
-    actor: Actor,
+    caller: Caller,
     body: SjekkInnbyggersPiStatusV2Request,
   ): Promise<PersonvernInnstillingV2> {
     checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, actor, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, actor, body, 'read');
+    await assertMayActFor(ports, caller, body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, caller, body, 'read');
     const instance = await store.find(body.innbyggerFnr, definition.definisjonGuid);
     return settingView(definition, body.innbyggerFnr, instance, ports.now());
   }
 
   async function forPart(
-    actor: Actor,
+    caller: Caller,
     body: HentInnbyggersPiV2Request,
   ): Promise<HentInnbyggersPiV2Response> {
     checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, actor, body.innbyggerFnr);
+    await assertMayActFor(ports, caller, body.innbyggerFnr);
     // A party the client may not read answers like a party without definitions: nothing leaks.
-    if (!(await mayUsePart(ports.grants, actor, body.partKode, 'read'))) {
+    if (!(await mayUsePart(ports.grants, caller, body.partKode, 'read'))) {
       return { personvernInnstillinger: [] };
     }
     const definitions = await ports.definitions.listDefinitionsOfPart(body.partKode);
@@ -333,12 +329,12 @@ export function createSettingsService(ports: SettingsServicePorts) {
   }
 
   async function uploadedProofs(
-    actor: Actor,
+    caller: Caller,
     body: HentInnbyggersOpplastedeBevisV2Request,
   ): Promise<HentInnbyggersOpplastedeBevisV2Response> {
     checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, actor, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, actor, body, 'read');
+    await assertMayActFor(ports, caller, body.innbyggerFnr);
+    const definition = await resolveDefinition(ports, caller, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
     // A confirming repeat refers to the current change's proof: listed once, with that change.
@@ -371,11 +367,11 @@ export function createSettingsService(ports: SettingsServicePorts) {
   }
 
   async function activeCitizens(
-    actor: Actor,
+    caller: Caller,
     query: HentInnbyggereAktivePiForDefinisjonV2Query,
   ): Promise<HentInnbyggereAktivePiForDefinisjonV2Response> {
-    assertNotCitizenToken(actor);
-    const definition = await resolveDefinition(ports, actor, query, 'read');
+    assertNotCitizenToken(caller);
+    const definition = await resolveDefinition(ports, caller, query, 'read');
     const now = ports.now();
     if (!definitionWindowOpen(definition.fasteMetadata.tidsbegrensning, now)) {
       return activePageView(definition, 0, []);
@@ -394,7 +390,7 @@ export function createSettingsService(ports: SettingsServicePorts) {
   return { set, checkStatus, forPart, uploadedProofs, activeCitizens };
 }
 
-export type SettingsService = ReturnType<typeof createSettingsService>;
+export type SettingsUseCases = ReturnType<typeof createSettingsUseCases>;
 
 /**
  * The proof of the change that made the current state, as history refers to it (undefined when
