@@ -6,11 +6,7 @@ import { Router, type Express, type Request, type RequestHandler } from 'express
 import type { PrivacyContext } from './context';
 import { checkDebugHeader } from './http/debug-header';
 import { createPrivacyErrorFormatter } from './http/error-response';
-import {
-  createStatusFastPath,
-  rethrowFastPathError,
-  type StatusFastPathStats,
-} from './http/status-fast-path';
+import { createStatusFastPath, type StatusFastPathStats } from './http/status-fast-path';
 import { createDocsRoutes } from './openapi/docs-routes';
 import { createDefinitionRoutes } from './routes/definitions';
 import { createInclusionRoutes } from './routes/inclusions';
@@ -84,8 +80,6 @@ export function createApp(deps: PrivacyApiDeps): Express {
     trustProxy: context.options.trustProxy,
     health: healthRouter(deps.health, { probes: false }),
     routes(app) {
-      // Errors the status fast path found in a request it handed over (a no-op for any other).
-      app.use(rethrowFastPathError);
       app.use(checkDebugHeader);
       app.use(docs);
       if (basePath) app.use(basePath, docs);

@@ -5,12 +5,11 @@ import { sjekkInnbyggersPiStatusV2RequestSchema } from '@nhp/privacy-contracts';
 import type { SettingsUseCases } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
 import {
-  jsonBodyRefusal,
+  jsonBodyReaderOutsideExpress,
   REQUEST_ID_HEADER,
   requestIdFrom,
   requestLineWriter,
 } from '@nhp/shared-http';
-import type { RequestHandler } from 'express';
 import { SETTINGS_PATHS } from '../routes/settings';
 import { runAs } from './caller';
 import { DEBUG_HEADER } from './debug-header';
@@ -19,105 +18,28 @@ import { DEBUG_HEADER } from './debug-header';
  * A fast path for the status check (POST /personverninnstillinger/sjekkinnbyggerspistatus/v2),
  * the operation clients call once per citizen and definition, in front of the Express app.
  * Express's middleware stack costs more CPU per request than the check's own work (see the bench
- * README), so the common case, a well-formed JSON body from an authenticated caller that gets a
- * 200, is answered here with the same pieces the route uses: PrivacyAuth.verify, the body
- * contract, the settings use case (checkStatus), requestIdFrom and shared-http's request log line.
+ * README), so the common case, a JSON body from an authenticated caller that gets a 200, is
+ * answered here with the pieces the app uses: PrivacyAuth.verify, shared-http's JSON body reader
+ * (the app's own: media types, charset, limit, refusals), the body contract, the settings use
+ * case, requestIdFrom and shared-http's request log line.
  *
  * Everything else goes to Express, in one of two ways:
  * - untouched, before anything of the request was read: other paths and methods, a query string,
- *   an X-hn-isdebug header, a Content-Type other than the JSON ones (charset utf-8 at most), a
- *   Content-Encoding, a body without a Content-Length, empty or over the limit, a trusted proxy
- *   setting (Express then computes the URL a DPoP proof names), and a token or proof that
- *   does not verify (verification leaves no trace but counters: the jti of a proof is only
- *   remembered once it is accepted, so Express's check answers the same).
- * - after the body was read (a stream is read once): the body is handed over as parsed
- *   (`req.body`, which Express's body parser leaves alone on a finished stream) with the caller
- *   already verified (`setCaller`, which `authenticate` then trusts: a second check would see the
- *   proof's jti as a replay). A missing scope or a body the contract refuses then fails in the
- *   route as it always does; a body that is not JSON, JSON that is not text (an unpaired
- *   surrogate: shared-http's jsonBodyRefusal), or an error of the use case, is thrown by
- *   `rethrowFastPathError` (the first of the app's routes), so the app's error handler, formatter
- *   and request log answer it.
+ *   an X-hn-isdebug header, no Host, a Content-Encoding or Transfer-Encoding, no Content-Length
+ *   or 0 (an empty body, which the contract refuses anyway), a trusted proxy
+ *   setting (Express then computes the URL a DPoP proof names), a token or proof that does not
+ *   verify (verification leaves no trace but counters: the jti of a proof is only remembered once
+ *   it is accepted, so Express's check answers the same), and a body the reader does not read
+ *   (none, or not of a JSON type).
+ * - after the body was read: with the caller verified (`setCaller`, which `authenticate` then
+ *   trusts: a second check would see the proof's jti as a replay). The app's body stage hands on
+ *   what the reader found (the body, or its refusal) instead of reading again, and the route
+ *   answers as it always does: a refusal of the body, a missing scope, a body the contract
+ *   refuses, an error of the use case.
  */
 
-/** Errors found on the fast path, for Express to answer (see rethrowFastPathError). */
-const pendingErrors = new WeakMap<IncomingMessage, unknown>();
-
-/** Express middleware, mounted first among the routes: throws the error the fast path found. */
-export const rethrowFastPathError: RequestHandler = (req, _res, next) => {
-  if (pendingErrors.has(req)) {
-    const err = pendingErrors.get(req);
-    pendingErrors.delete(req);
-    throw err;
-  }
-  next();
-};
-
-/** The error body-parser raises for a body that is not JSON (toClientError maps it to 400). */
-function malformedJson(): Error {
-  return Object.assign(new SyntaxError('Request body is not valid JSON'), {
-    type: 'entity.parse.failed',
-    status: 400,
-    statusCode: 400,
-    expose: true,
-  });
-}
-
-/** What body-parser raises when the client goes away mid-body. */
-function aborted(): Error {
-  return Object.assign(new Error('request aborted'), {
-    type: 'request.aborted',
-    status: 400,
-    statusCode: 400,
-    expose: true,
-  });
-}
-
-/** Media types createHttpApp parses as JSON (JSON_MEDIA_TYPES): the exact types, and any +json. */
-const JSON_TYPE = /^(?:application\/json|text\/json|application\/[a-z0-9!#$&^_.-]+\+json)$/;
-/** The parameters the fast path accepts: none, or charset=utf-8 (body-parser's default anyway). */
-const UTF8_PARAMETER = /^charset="?utf-8"?$/;
-
-/** Whether Express would parse this Content-Type as UTF-8 JSON with nothing else to check. */
-export function plainJsonType(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  const semicolon = contentType.indexOf(';');
-  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
-    .trim()
-    .toLowerCase();
-  if (!JSON_TYPE.test(type)) return false;
-  if (semicolon === -1) return true;
-  const parameter = contentType
-    .slice(semicolon + 1)
-    .trim()
-    .toLowerCase();
-  return UTF8_PARAMETER.test(parameter);
-}
-
-const DIGITS = /^\d{1,9}$/;
-/** JSON's whitespace, which body-parser's strict check skips before the first character. */
-const LEADING_WHITESPACE = /^[ \t\n\r]*/;
-
-/**
- * The body as body-parser's strict JSON parser reads it (UTF-8, a byte-order mark dropped, an
- * object or array at the top), or `undefined` when it would refuse it. Only non-empty bodies get
- * here (an empty one goes to Express untouched: body-parser reads it as {}).
- */
-function parseJson(bytes: Buffer): { value: unknown; refusal?: unknown } | undefined {
-  let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const first = text.charAt(LEADING_WHITESPACE.exec(text)?.[0].length ?? 0);
-  if (first !== '{' && first !== '[') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-  // Only a \u escape can make an unpaired surrogate; without one the walk is not needed.
-  const refusal = text.includes('\\u') ? jsonBodyRefusal(value) : undefined;
-  return refusal ? { value, refusal } : { value };
-}
+/** Content-Length as Node's parser accepts it. */
+const DIGITS = /^\d{1,15}$/;
 
 export interface StatusFastPathDeps {
   logger: Logger;
@@ -127,7 +49,7 @@ export interface StatusFastPathDeps {
   settings: SettingsUseCases;
   /** PRIVACY_API_BASE_PATH ('' for none). */
   basePath: string;
-  /** The body limit of the status route (BODY_LIMIT). */
+  /** The body limit of the status route (BODY_LIMIT), as the app applies it. */
   bodyLimit: number;
   /** Express "trust proxy": with any setting but off, every request goes to Express. */
   trustProxy: boolean | number | string;
@@ -159,6 +81,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
   );
   const enabled = !deps.trustProxy;
   const writeRequestLine = requestLineWriter(logger);
+  const readBody = jsonBodyReaderOutsideExpress(deps.bodyLimit);
   const counts: StatusFastPathStats = { answered: 0, handedOver: 0 };
   // Asked once and kept (pino's isLevelEnabled walks a prototype chain), following level changes.
   let infoEnabled = logger.isLevelEnabled('info');
@@ -177,35 +100,13 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     if (headers['transfer-encoding'] !== undefined) return false;
     if (headers['content-encoding'] !== undefined) return false;
     const length = headers['content-length'];
-    if (length === undefined || !DIGITS.test(length)) return false;
-    const bytes = Number(length);
-    if (bytes === 0 || bytes > deps.bodyLimit) return false;
-    return plainJsonType(headers['content-type']);
+    return length !== undefined && DIGITS.test(length) && length !== '0';
   }
 
-  /** Hands the request to Express with its body read: as parsed, and/or an error to answer. */
-  function handOver(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    error: { err: unknown } | undefined,
-  ): void {
-    (req as IncomingMessage & { body?: unknown }).body = body;
-    if (error) pendingErrors.set(req, error.err);
+  /** Hands a request whose body was read to Express (see the comment at the top). */
+  function handOver(req: IncomingMessage, res: ServerResponse): void {
     counts.handedOver++;
     express(req, res);
-  }
-
-  function readBody(req: IncomingMessage): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.once('end', () =>
-        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
-      );
-      req.once('error', reject);
-      req.once('aborted', () => reject(aborted()));
-    });
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
@@ -227,29 +128,19 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }
     setCaller(req, caller);
 
-    let bytes: Buffer;
-    try {
-      bytes = await readBody(req);
-    } catch (err) {
-      handOver(req, res, undefined, { err });
+    const read = await readBody(req, res);
+    if (!read.read) {
+      // The reader left the stream alone (no body of a JSON type): Express answers it as ever.
+      express(req, res);
       return;
     }
-    const parsed = parseJson(bytes);
-    if (!parsed) {
-      handOver(req, res, undefined, { err: malformedJson() });
-      return;
-    }
-    if (parsed.refusal) {
-      // Not text (an unpaired surrogate): createHttpApp's refusal, in its words.
-      handOver(req, res, undefined, { err: parsed.refusal });
-      return;
-    }
-    const valid = caller.has('read')
-      ? sjekkInnbyggersPiStatusV2RequestSchema.safeParse(parsed.value)
-      : undefined;
+    const valid =
+      read.refusal === undefined && caller.has('read')
+        ? sjekkInnbyggersPiStatusV2RequestSchema.safeParse(read.body)
+        : undefined;
     if (!valid?.success) {
-      // The route refuses it (scope or contract) in its own words.
-      handOver(req, res, parsed.value, undefined);
+      // The app refuses it (the body, the scope or the contract) in its own words.
+      handOver(req, res);
       return;
     }
     let result: unknown;
@@ -258,8 +149,9 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       result = await runAs(caller, undefined, (asCaller) =>
         deps.settings.checkStatus(asCaller, body),
       );
-    } catch (err) {
-      handOver(req, res, parsed.value, { err });
+    } catch {
+      // The route runs the use case again and answers its error as the app answers any.
+      handOver(req, res);
       return;
     }
 
@@ -302,10 +194,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     answer(req, res, start).catch((err: unknown) => {
       // A fault of the fast path itself (a bug): Express answers if it still can.
       logger.error({ err }, 'status fast path failed');
-      if (!res.headersSent) {
-        if (req.readableEnded) handOver(req, res, undefined, { err });
-        else express(req, res);
-      }
+      if (!res.headersSent) handOver(req, res);
     });
   };
   return Object.assign(handle, { stats: () => ({ ...counts }) });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, badRequest, unsupportedMediaType } from '@nhp/shared-errors';
 
@@ -119,21 +120,31 @@ export function jsonBodyRefusal(body: unknown): AppError | undefined {
 }
 
 /**
+ * What the JSON body reader found for each request it read: the refusal, if any (the parsed body
+ * is on `req.body`). A request is read once: read before Express (a fast path), the app's body
+ * stage hands on this outcome instead of reading a stream that has ended.
+ */
+const jsonBodiesRead = new WeakMap<object, { refusal: unknown }>();
+
+/**
  * A body reader (body-parser) whose refusals all reach the error handler as client errors: a body
  * the decompressor refuses is a 400, not an unknown error. With `json`, a parsed body that is not
- * text (jsonBodyRefusal) is refused before any route reads it.
+ * text (jsonBodyRefusal) is refused before any route reads it, and the outcome is kept for the
+ * request (see jsonBodiesRead).
  */
 function readingBody(reader: RequestHandler, json: boolean): RequestHandler {
   return (req, res, next) => {
-    const before = req.body as unknown;
+    const earlier = json ? jsonBodiesRead.get(req) : undefined;
+    if (earlier) {
+      next(earlier.refusal);
+      return;
+    }
     reader(req, res, (err?: unknown) => {
-      if (err !== undefined && err !== null) {
-        next(contentDecodingError(err, req) ?? err);
-        return;
-      }
-      // Only a body this reader parsed: one handed over already parsed was checked where it was.
-      const body = req.body as unknown;
-      next(json && body !== before ? jsonBodyRefusal(body) : undefined);
+      let refusal: unknown;
+      if (err !== undefined && err !== null) refusal = contentDecodingError(err, req) ?? err;
+      else if (json) refusal = jsonBodyRefusal(req.body as unknown);
+      if (json) jsonBodiesRead.set(req, { refusal });
+      next(refusal);
     });
   };
 }
@@ -161,4 +172,37 @@ export function perLimit(
  */
 export function jsonBodyReader(limit: BodyLimit): RequestHandler {
   return readingBody(express.json({ limit, type: JSON_MEDIA_TYPES }), true);
+}
+
+/** A body read outside Express (see readJsonBody). */
+export interface JsonBodyOutcome {
+  /** Whether the reader read the stream (false: no body of a JSON type; the stream is untouched). */
+  read: boolean;
+  /** The parsed body, as routes see it in `req.body`. */
+  body: unknown;
+  /** What the app answers for this body (malformed JSON, too large, not text, ...), if anything. */
+  refusal?: unknown;
+}
+
+/**
+ * Reads a request's JSON body before Express sees it (a fast path in front of createHttpApp's
+ * app), with the reader the app uses (jsonBodyReader): the same media types, charsets, encodings,
+ * limit and refusals. Handed on to the app afterwards, the request is not read again: the app's
+ * body stage hands on this outcome (the body as parsed, or the refusal for its error handler).
+ */
+export function jsonBodyReaderOutsideExpress(
+  limit: BodyLimit,
+): (req: IncomingMessage, res: ServerResponse) => Promise<JsonBodyOutcome> {
+  const reader = jsonBodyReader(limit);
+  return (req, res) =>
+    new Promise((resolve) => {
+      // The reader reads only Node's request (headers, stream) and sets `body` on it.
+      reader(req as Request, res as Parameters<RequestHandler>[1], (refusal?: unknown) => {
+        const body = (req as { body?: unknown }).body;
+        const read = req.readableEnded;
+        resolve(
+          refusal === undefined || refusal === null ? { read, body } : { read, body, refusal },
+        );
+      });
+    });
 }

@@ -5,7 +5,14 @@ export {
   type FormattedError,
 } from './error-formatters';
 export { createHttpApp, type CreateHttpAppOptions } from './create-http-app';
-export { JSON_MEDIA_TYPES, jsonBodyReader, jsonBodyRefusal, type BodyLimit } from './body';
+export {
+  JSON_MEDIA_TYPES,
+  jsonBodyReader,
+  jsonBodyReaderOutsideExpress,
+  jsonBodyRefusal,
+  type BodyLimit,
+  type JsonBodyOutcome,
+} from './body';
 export { toClientError } from './client-errors';
 export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 export {
