@@ -277,8 +277,10 @@ async function startStack(): Promise<Stack> {
       : [];
   const startApp = async (name: string, env: Record<string, string>) => {
     const port = await freePort();
+    // PRIVACY_BENCH_APP_FLAGS: extra node flags for the privacy-api processes (e.g. V8 heap sizing).
+    const flags = (process.env['PRIVACY_BENCH_APP_FLAGS'] ?? '').split(' ').filter(Boolean);
     const child = spawnProgram(
-      [...profile(name), appBundle],
+      [...flags, ...profile(name), appBundle],
       {
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
