@@ -30,8 +30,10 @@ import type {
   ProofRef,
   SettingHistoryEntry,
   SettingsStore,
+  SettingState,
   SettingWriteRecord,
   StoredSetting,
+  WriteOutcome,
 } from './model';
 import { parseProof } from './proof';
 import { MAX_TIDSPUNKT_AHEAD_MS, toInstant } from './time';
@@ -58,10 +60,25 @@ const MAX_WRITE_ATTEMPTS = 50;
 export function createSettingsUseCases(ports: SettingsUseCasePorts) {
   const { store } = ports;
 
-  function checkFnr(innbyggerFnr: string): void {
+  /**
+   * The first checks of every operation on a citizen: the identity number (EPVK-101518), then
+   * whom a citizen's token acts for (EPVK-100403), before anything of a definition is read.
+   */
+  async function checkCitizen(caller: Caller, innbyggerFnr: string): Promise<void> {
     if (!parseFnr(innbyggerFnr, { allowSynthetic: ports.allowSyntheticIds })) {
       throw privacyErrors.invalidFnr();
     }
+    await assertMayActFor(ports, caller, innbyggerFnr);
+  }
+
+  /** checkCitizen, then the definition the caller names and may use for `access` (EPVK-101500). */
+  async function citizensDefinition(
+    caller: Caller,
+    body: { innbyggerFnr: string; definisjonGuid: string; partKode?: string | null },
+    access: 'read' | 'write',
+  ): Promise<Definition> {
+    await checkCitizen(caller, body.innbyggerFnr);
+    return resolveDefinition(ports, caller, body, access);
   }
 
   function writeRecord(
@@ -96,9 +113,7 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
     caller: Caller,
     body: SettInnbyggersPersonvernInnstillingV2Request,
   ): Promise<SettInnbyggersPersonvernInnstillingV2Response> {
-    checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, caller, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, caller, body, 'write');
+    const definition = await citizensDefinition(caller, body, 'write');
     if (body.typePi != null && body.typePi !== definition.typePi) {
       throw privacyErrors.typeMismatch(definition.typePi);
     }
@@ -159,18 +174,11 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
         currentProof ??
         (proof ? { id: proof.id, sha256: proof.sha256, mimeType: proof.mimeType } : null);
       const latest = { latestTidspunkt: tidspunkt, latestProofSha256: request.proofSha256 ?? null };
+      // What every history entry of this request records, whatever it does to the state.
+      const change = { tidspunkt, registrert, aktiv: body.aktiv, metadata, proof: proofRef };
+      const withProof = proof ? { proof } : {};
 
       if (decision.kind === 'create') {
-        const entry: SettingHistoryEntry = {
-          recordNo: 1,
-          sekvensnummer: 1,
-          applied: true,
-          tidspunkt,
-          registrert,
-          aktiv: body.aktiv,
-          metadata,
-          proof: proofRef,
-        };
         const outcome = await store.create({
           state: {
             innbyggerFnr: body.innbyggerFnr,
@@ -185,8 +193,8 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
             proofSha256: proof?.sha256 ?? null,
             ...latest,
           },
-          entry,
-          ...(proof ? { proof } : {}),
+          entry: { recordNo: 1, sekvensnummer: 1, applied: true, ...change },
+          ...withProof,
           record: writeRecord(
             caller,
             definition,
@@ -199,83 +207,54 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
 
       // decideSet answers 'create' exactly when there is no instance.
       const stored = current as StoredSetting;
-      const recordNo = stored.version + 1;
+      /** The conditional write of the instance: its new state and this request's history entry. */
+      const update = (
+        state: SettingState,
+        entry: Pick<SettingHistoryEntry, 'sekvensnummer' | 'applied' | 'confirmed'>,
+        event?: SettingChangedEventData,
+      ) =>
+        store.update({
+          id: stored.state.id,
+          expectedVersion: stored.version,
+          state,
+          entry: { recordNo: stored.version + 1, ...entry, ...change },
+          ...withProof,
+          record: writeRecord(caller, definition, event),
+        });
+
+      let outcome: WriteOutcome;
       if (decision.kind === 'superseded') {
-        const outcome = await store.update({
-          id: stored.state.id,
-          expectedVersion: stored.version,
-          state: stored.state,
-          entry: {
-            recordNo,
-            sekvensnummer: decision.sekvensnummerInForce,
-            applied: false,
-            tidspunkt,
-            registrert,
+        outcome = await update(stored.state, {
+          sekvensnummer: decision.sekvensnummerInForce,
+          applied: false,
+        });
+      } else if (decision.kind === 'confirm') {
+        outcome = await update(
+          { ...stored.state, ...latest },
+          { sekvensnummer: stored.state.sekvensnummer, applied: false, confirmed: true },
+        );
+      } else {
+        const sekvensnummer = decision.sekvensnummer;
+        outcome = await update(
+          {
+            ...stored.state,
             aktiv: body.aktiv,
             metadata,
-            proof: proofRef,
+            sekvensnummer,
+            sistEndretTidspunkt: tidspunkt,
+            proofSha256: proof?.sha256 ?? null,
+            ...latest,
           },
-          ...(proof ? { proof } : {}),
-          record: writeRecord(caller, definition, undefined),
-        });
-        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
-        continue;
-      }
-
-      if (decision.kind === 'confirm') {
-        const outcome = await store.update({
-          id: stored.state.id,
-          expectedVersion: stored.version,
-          state: { ...stored.state, ...latest },
-          entry: {
-            recordNo,
-            sekvensnummer: stored.state.sekvensnummer,
-            applied: false,
-            confirmed: true,
-            tidspunkt,
-            registrert,
-            aktiv: body.aktiv,
-            metadata,
-            proof: proofRef,
-          },
-          ...(proof ? { proof } : {}),
-          record: writeRecord(caller, definition, undefined),
-        });
-        if (outcome === 'written') return { returKode: 'ok', instansEndret: 'ikkeEndret' };
-        continue;
-      }
-
-      const sekvensnummer = decision.sekvensnummer;
-      const outcome = await store.update({
-        id: stored.state.id,
-        expectedVersion: stored.version,
-        state: {
-          ...stored.state,
-          aktiv: body.aktiv,
-          metadata,
-          sekvensnummer,
-          sistEndretTidspunkt: tidspunkt,
-          proofSha256: proof?.sha256 ?? null,
-          ...latest,
-        },
-        entry: {
-          recordNo,
-          sekvensnummer,
-          applied: true,
-          tidspunkt,
-          registrert,
-          aktiv: body.aktiv,
-          metadata,
-          proof: proofRef,
-        },
-        ...(proof ? { proof } : {}),
-        record: writeRecord(
-          caller,
-          definition,
+          { sekvensnummer, applied: true },
           eventData(definition, stored.state.innbyggerFnr, body.aktiv, sekvensnummer, tidspunkt),
-        ),
-      });
-      if (outcome === 'written') return { returKode: 'ok', instansEndret: 'endret' };
+        );
+      }
+      if (outcome === 'written') {
+        return {
+          returKode: 'ok',
+          instansEndret: decision.kind === 'change' ? 'endret' : 'ikkeEndret',
+        };
+      }
     }
     throw new AppError({
       code: 'SETTING_WRITE_CONTENTION',
@@ -289,9 +268,7 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
     caller: Caller,
     body: SjekkInnbyggersPiStatusV2Request,
   ): Promise<PersonvernInnstillingV2> {
-    checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, caller, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, caller, body, 'read');
+    const definition = await citizensDefinition(caller, body, 'read');
     const instance = await store.find(body.innbyggerFnr, definition.definisjonGuid);
     return settingView(definition, body.innbyggerFnr, instance, ports.now());
   }
@@ -300,8 +277,7 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
     caller: Caller,
     body: HentInnbyggersPiV2Request,
   ): Promise<HentInnbyggersPiV2Response> {
-    checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, caller, body.innbyggerFnr);
+    await checkCitizen(caller, body.innbyggerFnr);
     // A party the client may not read answers like a party without definitions: nothing leaks.
     if (!(await mayUsePart(ports.grants, caller, body.partKode, 'read'))) {
       return { personvernInnstillinger: [] };
@@ -332,9 +308,7 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
     caller: Caller,
     body: HentInnbyggersOpplastedeBevisV2Request,
   ): Promise<HentInnbyggersOpplastedeBevisV2Response> {
-    checkFnr(body.innbyggerFnr);
-    await assertMayActFor(ports, caller, body.innbyggerFnr);
-    const definition = await resolveDefinition(ports, caller, body, 'read');
+    const definition = await citizensDefinition(caller, body, 'read');
     const stored = await store.findForWrite(body.innbyggerFnr, definition.definisjonGuid);
     if (!stored) return { opplastedeBevis: [] };
     // A confirming repeat refers to the current change's proof: listed once, with that change.
