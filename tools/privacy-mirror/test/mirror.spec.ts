@@ -4,10 +4,11 @@
  * mirror stopped during a third of them and the NATS server restarted once. Afterwards the copy
  * equals a fresh walk exactly.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createPrivacyClient, type PrivacyClient } from '@nhp/privacy-client';
@@ -228,3 +229,93 @@ describe('npm run privacy-mirror', () => {
     }
   }, 120_000);
 });
+
+describe('the command line', () => {
+  it('when run with client credentials and --once, then it walks, catches up, exits 0 and writes one entry per setting', async () => {
+    const { client: admin } = await clientFor(['admin']);
+    const partKode = `cli-${randomUUID().slice(0, 8)}`;
+    const definisjonGuid = randomUUID();
+    await admin.opprettPart({ partKode });
+    await admin.opprettInnstillingDefinisjon({
+      definisjonMalGuid: SAMTYKKE,
+      definisjonGuid,
+      partKode,
+      replikering: true,
+    });
+    const innbyggerFnr = syntheticFnr(9001);
+    await admin.settInnbyggersPersonvernInnstilling({
+      innbyggerFnr,
+      definisjonGuid,
+      partKode,
+      aktiv: true,
+    });
+    const clientId = `mirror-cli-${randomUUID().slice(0, 8)}`;
+    const keyFile = join(dir, `${clientId}.jwk.json`);
+    const { privateJwk } = await stack.register({ clientId, scopes: ['read'] });
+    await writeFile(keyFile, JSON.stringify(privateJwk));
+    await stack.admin('grant', '--client', clientId, '--part', partKode, '--read');
+    const storeFile = join(dir, `${clientId}.json`);
+
+    const result = await runCli([
+      '--api',
+      stack.apiUrl,
+      '--nats',
+      stack.nats.url,
+      '--part',
+      partKode,
+      '--store',
+      storeFile,
+      '--once',
+      '--issuer',
+      stack.issuerUrl,
+      '--client-id',
+      clientId,
+      '--key',
+      keyFile,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.output).toMatch(/walked .*: 1 active/);
+    expect(result.output).not.toContain(innbyggerFnr);
+    const copy = JSON.parse(await readFile(storeFile, 'utf8')) as { settings: unknown[] };
+    expect(copy.settings).toEqual([
+      expect.objectContaining({ definisjonGuid, innbyggerFnr, aktiv: true, sekvensnummer: 1 }),
+    ]);
+  }, 60_000);
+
+  it('when neither client credentials nor PRIVACY_CLIENT_TOKEN are given, then it exits 2 naming both', async () => {
+    const result = await runCli([
+      '--api',
+      'http://127.0.0.1:1',
+      '--nats',
+      'nats://127.0.0.1:1',
+      '--part',
+      'p',
+      '--store',
+      join(dir, 'x.json'),
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.output).toMatch(/PRIVACY_CLIENT_TOKEN/);
+  });
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const root = resolve(__dirname, '../../..');
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve(root, 'tools/privacy-mirror/src/main.ts'), ...args],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          TSX_TSCONFIG_PATH: resolve(root, 'tsconfig.base.json'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+    child.once('exit', (code) => done({ code, output }));
+  });
+}
