@@ -3,6 +3,9 @@ import { dirname, join } from 'node:path';
 import { isValidFnr } from '@nhp/privacy-domain';
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, type JWK } from 'jose';
 
+/** Where `npm start` runs the development issuer: http://localhost:3004, the development key's issuer. */
+export const DEV_ISSUER_PORT = 3004;
+
 /** The folder under the data folder (`.data/`) where the development issuer keeps its clients. */
 export const ISSUER_DIR = 'privacy-issuer';
 export const CLIENTS_FILE = 'clients.json';

@@ -2,6 +2,7 @@
 // other projects' tests use: the clients file and the stack of processes.
 export {
   clientsFilePath,
+  DEV_ISSUER_PORT,
   readClients,
   registerClient,
   SCOPE_KINDS,

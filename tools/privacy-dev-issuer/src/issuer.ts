@@ -11,10 +11,8 @@ import Provider, {
 } from 'oidc-provider';
 import { ensureDevKey, scopeName } from '@nhp/privacy-auth';
 import type { Logger } from '@nhp/shared-logger';
-import { clientsFilePath, readClients, type ClientRegistration } from './clients';
+import { clientsFilePath, DEV_ISSUER_PORT, readClients, type ClientRegistration } from './clients';
 
-/** The development issuer's URL under `npm start`, which is also the development key's issuer. */
-export const DEV_ISSUER_PORT = 3004;
 export const DEFAULT_AUDIENCE = 'nhn:helsenorge.eksternapi';
 /** The algorithms privacy-api accepts for tokens and DPoP proofs. */
 const ALGS = ['ES256', 'PS256', 'RS256'];

@@ -2,8 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { defaultDevDataDir } from '@nhp/privacy-auth';
 import { createLogger } from '@nhp/shared-logger';
-import { registerClient, SCOPE_KINDS, clientsFilePath, type ScopeKind } from './clients';
-import { DEV_ISSUER_PORT, startDevIssuer } from './issuer';
+import {
+  clientsFilePath,
+  DEV_ISSUER_PORT,
+  registerClient,
+  SCOPE_KINDS,
+  type ScopeKind,
+} from './clients';
 
 const USAGE = `Usage: npm run privacy-issuer -- [serve] [--port 3004] [--host 127.0.0.1] [--issuer URL]
        npm run privacy-issuer -- register --client-id ID [--scope read,write,admin]
@@ -104,6 +109,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`--port must be a port number\n`);
     return 2;
   }
+  // Loaded only to serve: oidc-provider has nothing to do with registering a client.
+  const { startDevIssuer } = await import('./issuer');
   const issuer = await startDevIssuer({
     dataDir,
     port,

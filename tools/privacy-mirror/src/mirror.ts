@@ -42,6 +42,9 @@ export interface MirrorRunSummary {
   applied: number;
   ignored: number;
   gapsFetched: number;
+  /** Of the applied changes, those that left the setting active / inactive. */
+  activated: number;
+  deactivated: number;
   activeSettings: number;
 }
 
@@ -71,6 +74,8 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
     applied: 0,
     ignored: 0,
     gapsFetched: 0,
+    activated: 0,
+    deactivated: 0,
     activeSettings: 0,
   };
 
@@ -164,6 +169,8 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
       }
       settings.set(key, next);
       summary.applied += 1;
+      if (next.aktiv) summary.activated += 1;
+      else summary.deactivated += 1;
     }
 
     async function save(streamSequence: number): Promise<void> {
@@ -191,7 +198,7 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
         continue;
       }
       if (batch.length === 0) continue;
-      const before = { applied: summary.applied, ignored: summary.ignored };
+      const before = { ...summary };
       let lastSeq = 0;
       for (const m of batch) {
         lastSeq = Math.max(lastSeq, m.seq);
@@ -208,7 +215,7 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
       for (const m of batch) m.ack();
       await nc.flush().catch(() => undefined);
       report(
-        `applied ${summary.applied - before.applied} changes, ignored ${summary.ignored - before.ignored} older or foreign events (stream sequence ${current.streamSequence})`,
+        `${batch.length} events: ${summary.activated - before.activated} settings now active, ${summary.deactivated - before.deactivated} now inactive, ${summary.gapsFetched - before.gapsFetched} gaps fetched, ${summary.ignored - before.ignored} older ignored (stream sequence ${current.streamSequence})`,
       );
     }
     summary.activeSettings = [...settings.values()].filter((e) => e.aktiv).length;
