@@ -1,5 +1,6 @@
 import {
   createDefinitionRequestSchema,
+  hentInnstillingDefinisjonerQuerySchema,
   updateDefinitionRequestSchema,
 } from '@nhp/privacy-contracts';
 import { requireScope } from '@nhp/privacy-auth';
@@ -11,11 +12,20 @@ import { asCaller } from '../http/caller';
 export const DEFINITIONS_PATH = '/innstillingdefinisjon/v1';
 
 /**
- * Definitions: the admin scope. The interface lists no 403 for these operations, so a token
- * without the scope is answered 401 EPVK-100403.
+ * Definitions: creating and changing them needs the admin scope, listing a party's the read scope
+ * (an addition for callers, see the README). The interface lists no 403 for these operations, so
+ * a token without the scope is answered 401 EPVK-100403.
  */
 export function createDefinitionRoutes(definitions: DefinitionUseCases): Router {
   const router = Router();
+
+  router.get(
+    DEFINITIONS_PATH,
+    requireScope('read', 401),
+    validate({ query: hentInnstillingDefinisjonerQuerySchema }, async ({ query }, req, res) => {
+      res.status(200).json(await asCaller(req, (caller) => definitions.list(caller, query)));
+    }),
+  );
 
   router.post(
     DEFINITIONS_PATH,

@@ -9,6 +9,7 @@ export {
   type DefinitionTemplate,
 } from './lib/templates';
 export { mayUsePart, resolveDefinition } from './lib/definition-access';
+export { definitionListingView } from './lib/definitions/definition-listing-view';
 export {
   ACTING_FOR_TYPES,
   assertMayActFor,

@@ -1,14 +1,24 @@
 import type {
   Caller,
   CreateDefinitionRequest,
+  HentInnstillingDefinisjonerQuery,
+  HentInnstillingDefinisjonerResponse,
   UpdateDefinitionRequest,
 } from '@nhp/privacy-contracts';
 import { auditOf, type AuditContext } from '../audit/audit';
+import { mayUsePart } from '../definition-access';
 import { privacyErrors } from '../errors';
 import { required } from '../required';
 import { findTemplate } from '../templates';
-import type { Definition, DefinitionStatus, Relasjon } from '../types';
+import type {
+  Definition,
+  DefinitionLookup,
+  DefinitionStatus,
+  GrantLookup,
+  Relasjon,
+} from '../types';
 import { definitionFromTemplate } from './definition-from-template';
+import { definitionListingView } from './definition-listing-view';
 
 /** The fields PATCH /innstillingdefinisjon/v1 may change; absent ones stay as they are. */
 export interface DefinitionChanges {
@@ -22,7 +32,8 @@ export interface DefinitionChanges {
 /** What the definition use cases need of storage (data-access's repositories). */
 export interface DefinitionUseCasePorts {
   parts: { exists(partKode: string): Promise<boolean> };
-  definitions: {
+  grants: GrantLookup;
+  definitions: Pick<DefinitionLookup, 'listDefinitionsOfPart'> & {
     /** The GUIDs among `guids` that name no definition. */
     missing(guids: readonly string[]): Promise<string[]>;
     /** Refuses an existing definisjonGuid (EPVK-103409). */
@@ -32,7 +43,10 @@ export interface DefinitionUseCasePorts {
   };
 }
 
-/** Definitions (POST and PATCH /innstillingdefinisjon/v1); the admin scope is the entry point's check. */
+/**
+ * Definitions (GET, POST and PATCH /innstillingdefinisjon/v1); the scope (read to list, admin to
+ * create and change) is the entry point's check.
+ */
 export function createDefinitionUseCases(ports: DefinitionUseCasePorts) {
   /**
    * Checks in the order a client fixes them: the fields it must send, the template
@@ -82,7 +96,33 @@ export function createDefinitionUseCases(ports: DefinitionUseCasePorts) {
     await ports.definitions.update(definisjonGuid, changes, auditOf(caller));
   }
 
-  return { create, update };
+  /**
+   * Which definitions of a party the caller may read, so that a downstream copy knows what to
+   * walk. Grants are per party, so the caller sees all of a party's definitions or none (admin:
+   * all). An unknown party is EPVK-102404, as on a definition: parties are not secret (their codes
+   * are in every event subject), and a mistyped partKode should not look like a party without
+   * definitions. A party the caller has no read grant for answers an empty list, exactly as a
+   * party without definitions does, so grants do not leak.
+   */
+  async function list(
+    caller: Caller,
+    query: HentInnstillingDefinisjonerQuery,
+  ): Promise<HentInnstillingDefinisjonerResponse> {
+    const { partKode } = query;
+    if (!(await ports.parts.exists(partKode))) throw privacyErrors.unknownPart(partKode);
+    if (!(await mayUsePart(ports.grants, caller, partKode, 'read'))) {
+      return { partKode, definisjoner: [] };
+    }
+    const definitions = await ports.definitions.listDefinitionsOfPart(partKode);
+    const definisjoner = definitions
+      .map(definitionListingView)
+      .sort((a, b) =>
+        a.definisjonGuid < b.definisjonGuid ? -1 : a.definisjonGuid > b.definisjonGuid ? 1 : 0,
+      );
+    return { partKode, definisjoner };
+  }
+
+  return { list, create, update };
 }
 
 export type DefinitionUseCases = ReturnType<typeof createDefinitionUseCases>;
