@@ -35,3 +35,11 @@ export { waitFor, type WaitForOptions } from './wait-for';
  * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
  */
 export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');
+export {
+  recordSpans,
+  sensitiveAttributes,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type RecordedSpan,
+  type SpanRecorder,
+} from './tracing';
