@@ -158,8 +158,8 @@ async function main(): Promise<void> {
         },
       },
       { name: 'mongo', run: () => closeMongo(mongo) },
-      // Last: the spans of everything above are exported.
-      { name: 'tracing', run: () => tracing.shutdown() },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }

@@ -106,8 +106,8 @@ async function main(): Promise<void> {
       { name: 'refsync-api', run: () => app.close() },
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(connection) },
-      // Last: the spans of everything above are exported.
-      { name: 'tracing', run: () => tracing.shutdown() },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }

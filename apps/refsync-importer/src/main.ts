@@ -117,8 +117,8 @@ async function main(argv: string[]): Promise<void> {
         run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)),
       },
       { name: 'stop publisher, drain NATS, close MongoDB', run: () => ctx.close() },
-      // Last: the spans of everything above are exported.
-      { name: 'tracing', run: () => tracing.shutdown() },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }
