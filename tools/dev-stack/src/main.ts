@@ -19,6 +19,7 @@ import {
   portOf,
   privacyAuthEnv,
   say,
+  tracingHint,
   seedPrivacySampleData,
   spawnApp,
   startMongo,
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
     if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
   say(
-    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
+    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}\n${tracingHint()}`,
   );
 }
 
