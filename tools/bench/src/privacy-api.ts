@@ -41,7 +41,13 @@ import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
 import { build } from 'esbuild';
 import type { Connection } from 'mongoose';
-import { ROOT } from './support/programs';
+import {
+  ROOT,
+  startCollectorStandIn,
+  tracingOnEnv,
+  TRACING_OFF_ENV,
+  type CollectorStandIn,
+} from './support/programs';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -76,7 +82,14 @@ const STATUS_CITIZENS = 500;
 const WALK_INSTANCES = 100_000;
 const PAGE_SIZE = 1000;
 const EVENT_WRITES = 200;
-const TARGETS = { statusRatio: 0.5, lastOverFirst: 1.5, rssMb: 250, eventP95Ms: 200 };
+const TARGETS = {
+  statusRatio: 0.5,
+  lastOverFirst: 1.5,
+  rssMb: 250,
+  eventP95Ms: 200,
+  /** Tracing on (10% sampled, exported) may cost the status ratio at most 10%. */
+  tracingOnOverOff: 0.9,
+};
 const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2';
 const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v2';
 const ACTIVE_PATH = '/personverninnstillinger/hentinnbyggereaktivepifordefinisjon/v2';
@@ -207,6 +220,10 @@ interface Stack {
   mongoProcess: ChildProcess;
   nats: { dispose(): Promise<void> };
   app?: ChildProcess;
+  /** The same bundle with tracing on (10% sampled), exporting to `collector`. */
+  tracedApp?: ChildProcess;
+  tracedUrl: string;
+  collector: CollectorStandIn;
   bare?: ChildProcess;
   appUrl: string;
   bareUrl: string;
@@ -250,21 +267,33 @@ async function startStack(): Promise<Stack> {
     process.env['PRIVACY_BENCH_PROFILE'] === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-  const app = spawnProgram([...profile('privacy-api'), appBundle], {
+  const appEnv = (port: number) => ({
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     MONGO_URL: mongoUrl,
     NATS_URL: nats.url,
     MONGO_SYNC_INDEXES_ON_START: 'true',
-    PRIVACY_API_PORT: String(appPort),
+    PRIVACY_API_PORT: String(port),
     PRIVACY_API_HOST: '127.0.0.1',
     PRIVACY_AUTH_ISSUER: issuer.issuer,
     PRIVACY_AUTH_JWKS_FILE: jwksFile,
     PRIVACY_ALLOW_SYNTHETIC_IDS: 'true',
     PRIVACY_PAGE_SIZE: String(PAGE_SIZE),
   });
+  const app = spawnProgram([...profile('privacy-api'), appBundle], {
+    ...appEnv(appPort),
+    ...TRACING_OFF_ENV,
+  });
   const appUrl = `http://127.0.0.1:${appPort}`;
   await waitFor(`${appUrl}/health`, 'privacy-api');
+  const collector = await startCollectorStandIn();
+  const tracedPort = await freePort();
+  const tracedApp = spawnProgram([appBundle], {
+    ...appEnv(tracedPort),
+    ...tracingOnEnv(collector.url),
+  });
+  const tracedUrl = `http://127.0.0.1:${tracedPort}`;
+  await waitFor(`${tracedUrl}/health`, 'privacy-api (tracing on)');
 
   const bareFile = join(workDir, 'bare.js');
   await writeFile(bareFile, BARE_SERVER);
@@ -283,6 +312,9 @@ async function startStack(): Promise<Stack> {
     mongoProcess,
     nats,
     app,
+    tracedApp,
+    tracedUrl,
+    collector,
     bare,
     appUrl,
     bareUrl,
@@ -429,11 +461,15 @@ async function statusThroughput(stack: Stack, definition: Definition) {
   const app: Array<{ rate: number; cpuMs: number }> = [];
   const appBearer: Array<{ rate: number; cpuMs: number }> = [];
   const bare: Array<{ rate: number; cpuMs: number }> = [];
+  const traced: Array<{ rate: number; cpuMs: number }> = [];
   await drive(stack.appUrl, 'dpop', stack.app?.pid); // warm-up (JIT, caches, connection pools)
   await drive(stack.bareUrl, 'none', stack.bare?.pid);
+  await drive(stack.tracedUrl, 'dpop', stack.tracedApp?.pid);
   for (let round = 0; round < ROUNDS; round++) {
     app.push(await drive(stack.appUrl, 'dpop', stack.app?.pid));
     bare.push(await drive(stack.bareUrl, 'none', stack.bare?.pid));
+    // Tracing on, right after the bare round it is compared with.
+    traced.push(await drive(stack.tracedUrl, 'dpop', stack.tracedApp?.pid));
     appBearer.push(await drive(stack.appUrl, 'bearer', stack.app?.pid));
   }
   const summary = (runs: Array<{ rate: number; cpuMs: number }>) => ({
@@ -443,12 +479,16 @@ async function statusThroughput(stack: Stack, definition: Definition) {
   // Each DPoP round is compared with the bare round right after it, so that a change in what the
   // machine can give (other VMs on the host, turbo) between rounds moves both sides of one ratio.
   const ratios = app.map((a, i) => a.rate / (bare[i] as { rate: number }).rate);
+  const tracedRatios = traced.map((t, i) => t.rate / (bare[i] as { rate: number }).rate);
   return {
     app: summary(app),
     appBearer: summary(appBearer),
     bare: summary(bare),
+    traced: summary(traced),
     ratio: median(ratios),
     ratios,
+    tracedRatio: median(tracedRatios),
+    tracedRatios,
   };
 }
 
@@ -632,6 +672,17 @@ export async function run(): Promise<void> {
       say(
         `  ratio (median of the rounds) ${ratio.toFixed(2)} (target >= ${TARGETS.statusRatio}) ${ratio >= TARGETS.statusRatio ? 'PASS' : 'FAIL'}`,
       );
+      const exported = await stack.collector.received();
+      say(
+        `  tracing on (10% sampled, OTLP to a local stand-in: ${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB): ${t.traced.rate.toFixed(0)} req/s, ${t.traced.cpuMs.toFixed(2)} ms CPU per request`,
+      );
+      say(
+        `  per round, tracing on / the bare round before it: ${t.tracedRatios.map((r) => r.toFixed(2)).join(' ')}`,
+      );
+      const cost = t.tracedRatio / ratio;
+      say(
+        `  ratio with tracing on ${t.tracedRatio.toFixed(2)}; on / off ${cost.toFixed(2)} (target >= ${TARGETS.tracingOnOverOff}) ${cost >= TARGETS.tracingOnOverOff ? 'PASS' : 'FAIL'}`,
+      );
     }
 
     if (want('walk')) {
@@ -659,6 +710,8 @@ export async function run(): Promise<void> {
   } finally {
     await closeMongo(stack.conn).catch(() => undefined);
     await stop(stack.app);
+    await stop(stack.tracedApp);
+    stack.collector.stop();
     await stop(stack.bare);
     await stop(stack.mongoProcess);
     await stack.nats.dispose();

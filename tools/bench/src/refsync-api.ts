@@ -20,7 +20,15 @@ import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import { createLogger } from '@nhp/shared-logger';
 import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
-import { generateSynthetic, ROOT, runTsOrThrow } from './support/programs';
+import {
+  generateSynthetic,
+  ROOT,
+  runTsOrThrow,
+  startCollectorStandIn,
+  tracingOnEnv,
+  TRACING_OFF_ENV,
+  type CollectorStandIn,
+} from './support/programs';
 import { build } from 'esbuild';
 
 interface AutocannonResult {
@@ -58,7 +66,14 @@ const MB = 1024 * 1024;
 const CLOCK_TICKS_PER_S = 100;
 const DATA_PATH = '/api/v1/reimbursementGroup';
 
-const TARGETS = { fullList: 0.9, notModified: 0.9, coldDiff: 0.05, rssMb: 200 };
+const TARGETS = {
+  fullList: 0.9,
+  notModified: 0.9,
+  coldDiff: 0.05,
+  rssMb: 200,
+  /** Tracing on (10% sampled, exported) may cost the full list at most 10% of its ratio. */
+  tracingOnOverOff: 0.9,
+};
 
 const silent = createLogger({ name: 'bench', level: 'silent' });
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -80,6 +95,8 @@ interface Context {
   natsUrl: string;
   apiKey: string;
   appEnv(mongoUrl: string, port: number): Record<string, string>;
+  /** Where a refsync-api measured with tracing on exports its spans. */
+  collector: CollectorStandIn;
 }
 
 interface Result {
@@ -139,12 +156,22 @@ function spawnNode(args: string[], options: Parameters<typeof spawn>[2], cpu?: s
     : spawn('taskset', ['-c', cpu, process.execPath, ...args], options);
 }
 
-function spawnApp(ctx: Context, mongoUrl: string, port: number, cpu?: string): ChildProcess {
+function spawnApp(
+  ctx: Context,
+  mongoUrl: string,
+  port: number,
+  cpu?: string,
+  tracing: 'off' | 'on' = 'off',
+): ChildProcess {
   const child = spawnNode(
     ['--enable-source-maps', ctx.appBundle],
     {
       cwd: ROOT,
-      env: { ...process.env, ...ctx.appEnv(mongoUrl, port) },
+      env: {
+        ...process.env,
+        ...ctx.appEnv(mongoUrl, port),
+        ...(tracing === 'on' ? tracingOnEnv(ctx.collector.url) : TRACING_OFF_ENV),
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
     cpu,
@@ -332,14 +359,19 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
   );
   const fullRounds: Round[] = [];
   const notModifiedRounds: Round[] = [];
+  const tracedRounds: Round[] = [];
   for (let pair = 1; pair <= PAIRS; pair++) {
     say(`  process pair ${pair} of ${PAIRS}`);
     const rounds = await throughputPair(ctx, mongoUrl, pinning, pair === 1);
     fullRounds.push(...rounds.full);
     notModifiedRounds.push(...rounds.notModified);
+    tracedRounds.push(...rounds.traced);
   }
   const full = summarise(fullRounds);
   const revalidation = summarise(notModifiedRounds);
+  const traced = summarise(tracedRounds);
+  const tracingCost = traced.ratio / full.ratio;
+  const exported = await ctx.collector.received();
   return [
     {
       name: 'full list (sample, warm cache) / bare node:http',
@@ -355,6 +387,20 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
       target: `>= ${TARGETS.notModified}`,
       pass: revalidation.ratio >= TARGETS.notModified,
     },
+    {
+      name: 'full list, tracing on (10% sampled, OTLP to a local stand-in) / bare node:http',
+      figure: `${traced.api.toFixed(0)} vs ${traced.bare.toFixed(0)} req/s; CPU/req ${traced.apiCpuUs.toFixed(1)} vs ${traced.bareCpuUs.toFixed(1)} us; ${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB received`,
+      value: traced.ratio.toFixed(3),
+      target: '-',
+      pass: true,
+    },
+    {
+      name: 'tracing cost: full-list ratio with tracing on / off',
+      figure: `${traced.ratio.toFixed(3)} / ${full.ratio.toFixed(3)}`,
+      value: tracingCost.toFixed(3),
+      target: `>= ${TARGETS.tracingOnOverOff}`,
+      pass: tracingCost >= TARGETS.tracingOnOverOff,
+    },
   ];
 }
 
@@ -364,13 +410,17 @@ async function throughputPair(
   mongoUrl: string,
   pinning: Pinning | undefined,
   describe: boolean,
-): Promise<{ full: Round[]; notModified: Round[] }> {
+): Promise<{ full: Round[]; notModified: Round[]; traced: Round[] }> {
   const apiPort = await freePort();
   const app = spawnApp(ctx, mongoUrl, apiPort, pinning?.serverCpu);
+  // The same program with tracing on, on the same CPU; idle while the other one is measured.
+  const tracedPort = await freePort();
+  const tracedApp = spawnApp(ctx, mongoUrl, tracedPort, pinning?.serverCpu, 'on');
   const barePort = await freePort();
   let bare: ChildProcess | undefined;
   try {
     await waitFor(`http://127.0.0.1:${apiPort}/readyz`, app, 'refsync-api');
+    await waitFor(`http://127.0.0.1:${tracedPort}/readyz`, tracedApp, 'refsync-api (tracing on)');
     const headers = { 'X-API-KEY': ctx.apiKey };
     const first = await fetch(`http://127.0.0.1:${apiPort}${DATA_PATH}`, {
       headers: { ...headers, 'Accept-Encoding': 'identity' },
@@ -423,11 +473,17 @@ async function throughputPair(
       { ...headers, 'If-None-Match': etag },
       '3xx',
     );
-    return { full, notModified };
+    const tracedServer = {
+      url: `http://127.0.0.1:${tracedPort}${DATA_PATH}`,
+      pid: tracedApp.pid as number,
+    };
+    const traced = await compare('full list, tracing on', tracedServer, bareServer, headers, '2xx');
+    return { full, notModified, traced };
   } finally {
     if (pinning) pinSelf(pinning.allCpus);
     await stop(bare);
     await stop(app);
+    await stop(tracedApp);
   }
 }
 
@@ -522,6 +578,7 @@ export async function run(): Promise<void> {
   const nats = await startNatsServer();
   const mongo = await startMongoServer({ port: 0, logger: silent });
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
+  const collector = await startCollectorStandIn();
   try {
     const ctx: Context = {
       workDir,
@@ -529,6 +586,7 @@ export async function run(): Promise<void> {
       mongoUri: mongo.uri,
       natsUrl: nats.url,
       apiKey,
+      collector,
       appEnv: (mongoUrl, port) => ({
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
@@ -556,6 +614,7 @@ export async function run(): Promise<void> {
     }
     say(`\nrefsync-api bench took ${((now() - started) / 1000).toFixed(0)} s`);
   } finally {
+    collector.stop();
     await mongo.stop();
     await nats.dispose();
     await rm(workDir, { recursive: true, force: true });
