@@ -1,5 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
-import { recordSpans } from '@nhp/shared-testing';
+import { startTracing } from '@nhp/shared-tracing';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../src';
 
 function capture() {
@@ -22,7 +23,10 @@ describe('trace fields on log lines', () => {
   });
 
   it('when a span is active, then lines carry its trace_id and span_id; outside it, none', () => {
-    const recorder = recordSpans('logger-test');
+    const tracing = startTracing({
+      serviceName: 'logger-test',
+      spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+    });
     const { logger, lines } = capture();
     const span = trace.getTracer('test').startSpan('work');
     context.with(trace.setSpan(context.active(), span), () =>
@@ -37,6 +41,6 @@ describe('trace fields on log lines', () => {
       span_id: span.spanContext().spanId,
     });
     expect(outside).not.toHaveProperty('trace_id');
-    return recorder.shutdown();
+    return tracing.shutdown();
   });
 });

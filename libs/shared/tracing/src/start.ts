@@ -65,7 +65,6 @@ export function startTracing(options: StartTracingOptions): Tracing {
   }
   // Loaded only when traces are asked for: without an endpoint the SDK costs nothing, not even
   // its load time.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { NodeSDK } =
     require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const named =
