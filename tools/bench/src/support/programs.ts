@@ -71,6 +71,7 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port +
 
 export interface CollectorStandIn {
   url: string;
+  pid: number | undefined;
   /** OTLP exports (requests) and bytes received so far. */
   received(): Promise<{ exports: number; bytes: number }>;
   stop(): void;
@@ -86,6 +87,7 @@ export function startCollectorStandIn(): Promise<CollectorStandIn> {
       const url = `http://127.0.0.1:${chunk.toString().trim()}`;
       resolve({
         url,
+        pid: child.pid,
         received: async () =>
           (await (await fetch(url)).json()) as { exports: number; bytes: number },
         stop: () => void child.kill(),
