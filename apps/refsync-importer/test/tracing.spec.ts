@@ -133,9 +133,10 @@ describe('a traced sync across the services', () => {
       { timeoutMs: 30_000 },
     );
 
-    const trace = inTrace(run?.traceId);
+    const runSpan = run as RecordedSpan;
+    const trace = inTrace(runSpan.traceId);
     // Each instance processed the event as a child of the run, and read the new version then.
-    expect(invalidations.map((s) => s.parentSpanId)).toEqual([run?.spanId, run?.spanId]);
+    expect(invalidations.map((s) => s.parentSpanId)).toEqual([runSpan.spanId, runSpan.spanId]);
     expect(invalidations[0]?.name).toBe('process refsync.events.sync-completed');
     for (const invalidation of invalidations) {
       expect(
@@ -158,7 +159,7 @@ describe('a traced sync across the services', () => {
     // The publish ran in the outbox relay's loop: its own trace, linked to the run.
     const publish = receiver
       .spans()
-      .find((s) => s.kind === PRODUCER && s.links.some((l) => l.spanId === run?.spanId));
+      .find((s) => s.kind === PRODUCER && s.links.some((l) => l.spanId === runSpan.spanId));
     expect(publish?.name).toBe('publish refsync.events.sync-completed');
 
     // A request to refsync-api is traced too, by its route template.
