@@ -466,6 +466,8 @@ async function statusRounds(
   citizens: Citizen[],
   mode: AuthMode,
   rounds: number,
+  /** What privacy-api is compared with: the bare server, or (bearer) another privacy-api. */
+  floor: Server & { label: string } = { url: stack.bareUrl, pid: stack.bare?.pid, label: 'bare' },
 ) {
   const key = await stack.issuer.newDpopKey('ES256');
   const token =
@@ -524,7 +526,7 @@ async function statusRounds(
       check: checkStatusAnswer,
     });
     const [a, b] = await driveTogether(
-      [side('privacy-api', app.url, app.pid), side('bare', stack.bareUrl, stack.bare?.pid)],
+      [side('privacy-api', app.url, app.pid), side(floor.label, floor.url, floor.pid)],
       { connections: CONNECTIONS, durationS, round: n },
     );
     // Enough proofs for the next round, whatever this machine manages.
@@ -1023,14 +1025,26 @@ export async function run(): Promise<void> {
         'dpop',
         ROUNDS,
       );
-      const exported = await stack.collector.received();
-      reportRounds(
-        `DPoP, tracing on (10% sampled, OTLP to a local stand-in: ${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB)`,
-        traced,
-      );
+      reportRounds('DPoP, tracing on (10% sampled, OTLP to a local stand-in)', traced);
       say(
-        `    tracing cost: DPoP ratio with tracing on / off ${verdict(traced.ratio / dpop.ratio, '>=', TARGETS.tracingOnOverOff)}`,
+        `    DPoP ratio with tracing on / off ${(traced.ratio / dpop.ratio).toFixed(2)} (each against the floor in its own rounds; printed)`,
       );
+      // The cost alone: privacy-api with tracing on against itself with it off, at once on the one
+      // CPU (bearer: a DPoP proof names one server's URL, so the two cannot share proofs).
+      const onOff = await statusRounds(
+        stack,
+        { url: stack.appTracedUrl, pid: stack.appTraced.pid },
+        seeded,
+        'bearer',
+        ROUNDS,
+        { url: stack.appUrl, pid: stack.app.pid, label: 'tracing off' },
+      );
+      const exported = await stack.collector.received();
+      say(
+        `  tracing on (${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB received) against tracing off, bearer, at once: ${onOff.appRate.toFixed(0)} vs ${onOff.bareRate.toFixed(0)} req/s (${onOff.appCpuUs.toFixed(0)} vs ${onOff.bareCpuUs.toFixed(0)} us CPU/req)`,
+      );
+      say(`    ratios of the rounds: ${onOff.ratios.map((x) => x.toFixed(2)).join(' ')}`);
+      say(`    tracing on / off (median) ${verdict(onOff.ratio, '>=', TARGETS.tracingOnOverOff)}`);
       // The machine may be shared: req/s depends on what else runs, so the run says how busy it was.
       say(
         `  load average: ${loadavg()

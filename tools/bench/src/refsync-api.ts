@@ -244,6 +244,7 @@ async function compare(
   bare: Server,
   headers: Record<string, string>,
   expected: Expected,
+  names: [string, string] = ['refsync-api', 'bare'],
 ): Promise<Round[]> {
   const side = (name: string, server: Server): Side<Expected> => ({
     label: name,
@@ -260,7 +261,7 @@ async function compare(
           ? `a body of ${body.length} characters, not the expected ${expect.body.length}`
           : undefined,
   });
-  const sides = [side('refsync-api', api), side('bare', bare)];
+  const sides = [side(names[0], api), side(names[1], bare)];
   const together = async (round: number): Promise<[SideResult, SideResult]> => {
     const [a, b] = await driveTogether(sides, {
       connections: CONNECTIONS,
@@ -276,7 +277,7 @@ async function compare(
     const share = serverCpuShare([a, b]);
     rounds.push({ api: a, bare: b, share });
     say(
-      `  ${label} round ${round}: refsync-api ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), bare ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}, servers' CPU share ${share.toFixed(2)}`,
+      `  ${label} round ${round}: ${names[0]} ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), ${names[1]} ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}, servers' CPU share ${share.toFixed(2)}`,
     );
   }
   return rounds;
@@ -327,7 +328,6 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
   const full = summarise(fullRounds);
   const revalidation = summarise(notModifiedRounds);
   const traced = summarise(tracedRounds);
-  const tracingCost = traced.ratio / full.ratio;
   const exported = await ctx.collector.received();
   return [
     {
@@ -345,18 +345,11 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
       pass: revalidation.ratio >= TARGETS.notModified,
     },
     {
-      name: 'full list, tracing on (10% sampled, OTLP to a local stand-in) / bare node:http',
+      name: 'full list, tracing on (10% sampled, OTLP to a local stand-in) / tracing off',
       figure: `${traced.api.toFixed(0)} vs ${traced.bare.toFixed(0)} req/s; CPU/req ${traced.apiCpuUs.toFixed(1)} vs ${traced.bareCpuUs.toFixed(1)} us; servers' CPU share ${traced.share.toFixed(2)}; ${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB received`,
       value: traced.ratio.toFixed(3),
-      target: '-',
-      pass: true,
-    },
-    {
-      name: 'tracing cost: full-list ratio with tracing on / off',
-      figure: `${traced.ratio.toFixed(3)} / ${full.ratio.toFixed(3)}`,
-      value: tracingCost.toFixed(3),
       target: `>= ${TARGETS.tracingOnOverOff}`,
-      pass: tracingCost >= TARGETS.tracingOnOverOff,
+      pass: traced.ratio >= TARGETS.tracingOnOverOff,
     },
   ];
 }
@@ -434,10 +427,16 @@ async function throughputPair(
       { status: 304, body: '' },
     );
     const tracedServer = { url: `http://127.0.0.1:${tracedPort}`, pid: tracedApp.pid as number };
-    const traced = await compare('full list, tracing on', tracedServer, bareServer, headers, {
-      status: 200,
-      body: body.toString('utf8'),
-    });
+    // Tracing on against the same program with it off: the two at once on the one CPU, as the
+    // floor comparisons, so the ratio is the cost of tracing alone.
+    const traced = await compare(
+      'full list, tracing on / off',
+      tracedServer,
+      apiServer,
+      headers,
+      { status: 200, body: body.toString('utf8') },
+      ['tracing on', 'tracing off'],
+    );
     return { full, notModified, traced };
   } finally {
     if (pinning) pinProcess(pinning.allCpus);
