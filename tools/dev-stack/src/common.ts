@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import { sampleDataPath } from '@nhp/refsync-sample-data';
 import { ensureDevKey } from '@nhp/privacy-auth';
+import { DEV_ISSUER_PORT } from '@nhp/privacy-dev-issuer';
 
 export const root = resolve(__dirname, '../../..');
 export const dataDir = resolve(process.env['DEV_DATA_DIR'] ?? join(root, '.data'));
@@ -198,6 +199,70 @@ export async function privacyAuthEnv(): Promise<Record<string, string>> {
     `privacy-api trusts the development key ${devKey.jwksFile} (tokens: npm run privacy-token -- --help)`,
   );
   return { PRIVACY_AUTH_ISSUER: devKey.issuer, PRIVACY_AUTH_JWKS_FILE: devKey.jwksFile };
+}
+
+/** The development OpenID provider (tools/privacy-dev-issuer); never part of a production image. */
+export const devIssuerApp: AppSpec = {
+  name: 'privacy-issuer',
+  entry: 'tools/privacy-dev-issuer/src/main.ts',
+  portVariable: 'PRIVACY_DEV_ISSUER_PORT',
+  defaultPort: DEV_ISSUER_PORT,
+  color: 35,
+};
+
+/**
+ * Whether `npm start` runs the development issuer: unless privacy-api is given an issuer of its
+ * own (PRIVACY_AUTH_*), or NODE_ENV is production (the issuer refuses to start there).
+ */
+export function wantsDevIssuer(): boolean {
+  const configured = ['PRIVACY_AUTH_ISSUER', 'PRIVACY_AUTH_JWKS_URL', 'PRIVACY_AUTH_JWKS_FILE'];
+  return !configured.some((name) => process.env[name]) && process.env['NODE_ENV'] !== 'production';
+}
+
+/**
+ * privacy-api trusts the running development issuer as it would trust HelseID: by issuer and
+ * JWKS URL. The issuer signs with the development key, so `npm run privacy-token` still works.
+ */
+export async function devIssuerAuthEnv(port: number): Promise<Record<string, string>> {
+  const devKey = await ensureDevKey(dataDir);
+  const issuer = port === DEV_ISSUER_PORT ? devKey.issuer : `http://localhost:${port}`;
+  return { PRIVACY_AUTH_ISSUER: issuer, PRIVACY_AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks` };
+}
+
+/** What privacy-api is told to trust, and the issuer process when the stack runs one. */
+export interface PrivacyIssuer {
+  /** PRIVACY_AUTH_* for privacy-api. */
+  env: Record<string, string>;
+  /** The development issuer's process, when started. */
+  child?: ChildProcess;
+  /** Its line in the stack's summary. */
+  summaryLine?: string;
+}
+
+/**
+ * Starts the development OpenID provider when wanted (wantsDevIssuer) and says what privacy-api
+ * must trust: the issuer's JWKS URL, or else the configured issuer or the development key file.
+ * `onExit` is called if the issuer stops while the stack runs. Both `npm start` and
+ * `npm start -- --ha` run privacy-api behind it.
+ */
+export async function startPrivacyIssuer(
+  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
+): Promise<PrivacyIssuer> {
+  if (!wantsDevIssuer()) return { env: await privacyAuthEnv() };
+  const port = portOf(devIssuerApp);
+  const child = spawnApp(devIssuerApp, port, devIssuerApp.name, {});
+  child.once('exit', onExit);
+  const healthy = await waitHealthy(
+    `http://127.0.0.1:${port}/.well-known/openid-configuration`,
+    child,
+    90_000,
+  );
+  if (!healthy) throw new Error(`the development issuer did not start on port ${port}`);
+  return {
+    env: await devIssuerAuthEnv(port),
+    child,
+    summaryLine: `  ${devIssuerApp.name.padEnd(17)} http://localhost:${port}  development OpenID provider (clients: npm run privacy-issuer -- register --help)`,
+  };
 }
 
 /**

@@ -3,8 +3,9 @@
  * - NATS: NATS_URL, or a nats-server spawned here (JetStream store in .data/nats).
  * - MongoDB: MONGO_URL, or the project's MongoDB-compatible server (data file in .data/mongo).
  * - The three apps, each as its own Node process (as in production), with readable logs.
- * - privacy-api trusts the development signing key (created in .data/ when missing; `npm run
- *   privacy-token` signs with it) unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are set.
+ * - The development OpenID provider (tools/privacy-dev-issuer) on http://localhost:3004, which
+ *   privacy-api trusts through its JWKS URL, unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are
+ *   set. It signs with the development key (.data/), as `npm run privacy-token` does.
  * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
  *
  * `npm start -- --ha`: the highly available topology instead (src/ha.ts).
@@ -16,13 +17,14 @@ import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
 import {
   apps,
   dataDir,
+  devIssuerApp,
   portOf,
-  privacyAuthEnv,
   say,
   tracingHint,
   seedPrivacySampleData,
   spawnApp,
   startMongo,
+  startPrivacyIssuer,
   stopChild,
   waitHealthy,
   type AppSpec,
@@ -51,9 +53,9 @@ async function main(): Promise<void> {
   const mongo = await startMongo(startedInfra);
   const mongoUrl = mongo.url;
 
-  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': await privacyAuthEnv() };
-
   const children = new Map<string, ChildProcess>();
+  // Set once the issuer runs; stopAll, defined before, stops it.
+  const issuer: { child?: ChildProcess } = {};
   let stopping = false;
 
   const stopAll = async (code: number) => {
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping…');
     await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
+    if (issuer.child) await stopChild(issuer.child, 15_000);
     await mongo.stop();
     await nats?.dispose();
     say('stopped');
@@ -68,6 +71,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+
+  const privacyIssuer = await startPrivacyIssuer((code, signal) => {
+    if (stopping) return;
+    say(`${devIssuerApp.name} exited (${signal ?? code}); stopping the stack`);
+    void stopAll(1);
+  });
+  issuer.child = privacyIssuer.child;
+  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': privacyIssuer.env };
 
   for (const app of apps) {
     const child = spawnApp(app, portOf(app), app.name, {
@@ -94,6 +105,7 @@ async function main(): Promise<void> {
     // privacy-api has created its built-in data: add the sample data (idempotent, dev only).
     if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
+  if (privacyIssuer.summaryLine) summary.push(privacyIssuer.summaryLine);
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}\n${tracingHint()}`,
   );
