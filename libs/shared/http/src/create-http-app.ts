@@ -1,6 +1,7 @@
 import express, { type Express, type Request, type Router } from 'express';
 import type { Logger } from '@nhp/shared-logger';
 import { METRICS_PATH, metricsHandler, type HttpMetrics } from '@nhp/shared-metrics';
+import { routeTemplate } from './allowed-methods';
 import { jsonBodyReader, perLimit, requireJsonBody, type BodyLimit } from './body';
 import { errorHandler } from './error-handler';
 import type { ErrorFormatter } from './error-formatters';
@@ -57,7 +58,9 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
 
   const metrics = options.metrics;
   if (metrics) {
-    metrics.instrument(app);
+    // A request answered before its route ran (401 from authentication, 405) still gets the
+    // template of the route its path matches; only paths no route matches are "unmatched".
+    metrics.instrument(app, (req) => routeTemplate(app.router, req.path));
     app.use(metrics.middleware);
   }
   app.use(requestId);

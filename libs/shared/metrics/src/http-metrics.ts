@@ -108,6 +108,7 @@ export class HttpMetrics {
   readonly registry: AppMetrics['registry'];
   private readonly routes = new Map<string, RouteMetrics>();
   private readonly bounds: readonly number[];
+  private templateOfUnrouted: ((req: Request) => string | undefined) | undefined;
 
   constructor(metrics: AppMetrics, options: { buckets?: readonly number[] } = {}) {
     this.registry = metrics.registry;
@@ -181,9 +182,11 @@ export class HttpMetrics {
    * as mounted. Express sets `req.route` when a route matches, while `req.baseUrl` is still the
    * mount path of the router that holds it; by the time an error reaches the app's error handler
    * the router has restored `req.baseUrl`, so it is read at the match. (`app.request` is the
-   * prototype Express gives every request of the app.)
+   * prototype Express gives every request of the app.) A request no route ran for is labelled
+   * by `templateOfUnrouted` (the route its path would match, if any), else `unmatched`.
    */
-  instrument(app: Express): void {
+  instrument(app: Express, templateOfUnrouted?: (req: Request) => string | undefined): void {
+    this.templateOfUnrouted = templateOfUnrouted;
     Object.defineProperty(app.request, 'route', {
       configurable: true,
       enumerable: true,
@@ -197,11 +200,20 @@ export class HttpMetrics {
     });
   }
 
+  private unroutedTemplate(req: Request): string | undefined {
+    try {
+      return this.templateOfUnrouted?.(req);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Express middleware, mounted first: records every request when its answer is sent. */
   readonly middleware: RequestHandler = (req, res, next) => {
     const start = performance.now();
     res.once('finish', () => {
-      const template = (req as TemplatedRequest)[TEMPLATE] ?? UNMATCHED_ROUTE;
+      const template =
+        (req as TemplatedRequest)[TEMPLATE] ?? this.unroutedTemplate(req) ?? UNMATCHED_ROUTE;
       this.route(template).record(req.method, res.statusCode, (performance.now() - start) / 1000);
     });
     next();

@@ -11,3 +11,4 @@ export { connectionGauges, type ConnectionChecks } from './connection-gauges';
 export { outboxGauges, type OutboxBacklog, type OutboxGaugesOptions } from './outbox-gauges';
 export { eventCounters, type EventCounters } from './event-counters';
 export { METRICS_PATH, metricsHandler, metricsListener } from './serve';
+export { boundedCounter, plainCounter, type BoundedCounter } from './counters';
