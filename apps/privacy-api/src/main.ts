@@ -173,11 +173,12 @@ async function main(): Promise<void> {
       // Leave part of the deadline for the steps after HTTP: stuck connections are cut earlier.
       {
         name: 'http',
-        run: () =>
-          Promise.all([
+        run: async () => {
+          await Promise.all([
             closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)),
             metricsServer && closeServer(metricsServer, 1000),
-          ]),
+          ]);
+        },
       },
       // Relays already started finish before their connections close; the rest wait in the
       // documents for the next start's sweep.
