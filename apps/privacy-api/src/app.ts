@@ -35,11 +35,14 @@ export interface PrivacyApiDeps {
 }
 
 /**
- * The routes anyone may call without a token: the health probe and the API description (schemas
- * only, no data). Every other route, including unknown paths, first meets `authenticate`.
+ * The routes anyone may call without a token: the health probe, the metrics and the API
+ * description (schemas only, no data). Every other route, including unknown paths, first meets
+ * `authenticate`.
  */
 export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
   { method: 'GET', path: '/health' },
+  // Operational figures, never personal data (README, "Metrics"); absent with METRICS_PORT.
+  { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/openapi.json' },
   { method: 'GET', path: '/docs' },
 ];
