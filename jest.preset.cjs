@@ -5,7 +5,8 @@ const nxPreset = require('@nx/jest/preset').default;
 module.exports = {
   ...nxPreset,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  // Specs live in test/ only (tools/workspace-checks/test/layout.spec.ts names any left in src/).
+  testMatch: ['<rootDir>/test/**/*.spec.ts'],
   transform: {
     '^.+\\.[tj]s$': [
       '@swc/jest',

@@ -48,7 +48,9 @@ const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
 export async function run(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const dir = await mkdtemp(join(tmpdir(), 'refsync-importer-bench-'));
-  const mongo = process.env['MONGO_URL'] ? undefined : await startMongoServer({ port: 0 });
+  const mongo = process.env['MONGO_URL']
+    ? undefined
+    : await startMongoServer({ port: 0, dataFile: join(dir, 'mongo.data') });
   const nats = await startNatsServer();
   const mongoUrl = withDatabase(
     process.env['MONGO_URL'] ?? mongo?.uri ?? '',

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { API_KEY_CLIENT_NAME } from '@nhp/refsync-contracts';
 
-/** Client names as refsync-api accepts them in REFSYNC_API_KEYS. */
-export const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Client names as refsync-api accepts them in REFSYNC_API_KEYS (one definition, in the contracts). */
+export const CLIENT_NAME = API_KEY_CLIENT_NAME;
 
 /** A prefix makes a leaked key recognisable to secret scanners and to people. */
 export const KEY_PREFIX = 'rsk_';

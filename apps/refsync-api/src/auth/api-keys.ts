@@ -1,4 +1,5 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { API_KEY_CLIENT_NAME, API_KEY_SHA256_HEX } from '@nhp/refsync-contracts';
 
 /** Accepted when no key is configured outside production, and announced in the start log. */
 export const LOCAL_DEV_KEY = 'local-dev-key';
@@ -10,8 +11,6 @@ export interface ApiKeyEntry {
   sha256: Buffer;
 }
 
-const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 /** Keys the tool generates are 43 characters; anything far longer is not a key, so not hashed. */
 const MAX_PRESENTED_KEY_LENGTH = 512;
 
@@ -39,7 +38,7 @@ export function parseApiKeys(raw: string | undefined): ParsedApiKeys {
     const colon = entry.lastIndexOf(':');
     const client = colon > 0 ? entry.slice(0, colon).trim() : '';
     const hash = colon > 0 ? entry.slice(colon + 1).trim() : '';
-    if (!CLIENT_NAME.test(client) || !SHA256_HEX.test(hash)) {
+    if (!API_KEY_CLIENT_NAME.test(client) || !API_KEY_SHA256_HEX.test(hash)) {
       problems.push(
         `${position}: expected <client name>:<sha256 hex of the key> (client name: letters, digits, ".", "_", "-"; hash: 64 hex digits; run npm run refsync-keys -- <client name>)`,
       );

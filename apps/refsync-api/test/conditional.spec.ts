@@ -1,4 +1,4 @@
-import { ifNoneMatchMatches } from './conditional';
+import { ifNoneMatchMatches } from '../src/http/conditional';
 
 describe('ifNoneMatchMatches', () => {
   const etag = '"v3.tg.p.all.gz"';

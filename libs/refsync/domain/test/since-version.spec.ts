@@ -1,4 +1,4 @@
-import { effectiveSince, parseSinceVersion } from './index';
+import { effectiveSince, parseSinceVersion } from '../src/index';
 
 describe('parseSinceVersion', () => {
   it('when the parameter is absent, then there is no sinceVersion', () => {

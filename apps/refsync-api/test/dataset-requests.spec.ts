@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { createLogger } from '@nhp/shared-logger';
-import { createApiKeyVerifier, sha256Hex } from '../auth/api-keys';
-import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from '../datasets';
-import { ResponseStore, type Selection } from '../responses/response-store';
-import { VersionTracker } from '../versions/version-tracker';
-import { DatasetRequests } from './dataset-requests';
+import { createApiKeyVerifier, sha256Hex } from '../src/auth/api-keys';
+import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from '../src/datasets';
+import { ResponseStore, type Selection } from '../src/responses/response-store';
+import { VersionTracker } from '../src/versions/version-tracker';
+import { DatasetRequests } from '../src/requests/dataset-requests';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const KEY = 'k-123';

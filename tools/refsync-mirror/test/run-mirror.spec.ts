@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MirrorChanges } from '@nhp/refsync-client';
-import { loadMirrorFile } from './mirror-file';
-import { formatChanges, runMirror } from './run-mirror';
+import { loadMirrorFile } from '../src/mirror-file';
+import { formatChanges, runMirror } from '../src/run-mirror';
 
 /** Serves version 1 with one treatment group and no reimbursement groups. */
 const fetchVersion1 = (async (input: string | URL | Request) => {

@@ -7,7 +7,7 @@ import {
   exceedsDeletionShare,
   findDuplicateIds,
   toItemChanges,
-} from './index';
+} from '../src/index';
 
 const data = (id: string, name = `name ${id}`) => ({ id, name });
 const committed = (id: string, isDeleted = false, name = `name ${id}`) => ({

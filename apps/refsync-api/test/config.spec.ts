@@ -1,6 +1,6 @@
 import { ConfigError, parseEnv } from '@nhp/shared-config';
-import { sha256Hex } from './auth/api-keys';
-import { refsyncApiEnvSchema, resolveApiKeys } from './config';
+import { sha256Hex } from '../src/auth/api-keys';
+import { refsyncApiEnvSchema, resolveApiKeys } from '../src/config';
 
 describe('refsync-api config', () => {
   it('when nothing is set, then the documented defaults apply and the development key is used', () => {

@@ -4,7 +4,7 @@ import {
   localDevKeys,
   parseApiKeys,
   sha256Hex,
-} from './api-keys';
+} from '../src/auth/api-keys';
 
 const entry = (client: string, key: string) => `${client}:${sha256Hex(key)}`;
 

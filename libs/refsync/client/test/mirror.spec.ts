@@ -1,8 +1,8 @@
 import type { Dataset } from '@nhp/refsync-contracts';
-import { createRefsyncClient, type Spelling } from './client';
+import { createRefsyncClient, type Spelling } from '../src/lib/client';
 import { AppError } from '@nhp/shared-errors';
-import { REFSYNC_API_ERROR_STATUS, REFSYNC_API_PROTOCOL } from './errors';
-import { RefsyncMirror } from './mirror';
+import { REFSYNC_API_ERROR_STATUS, REFSYNC_API_PROTOCOL } from '../src/lib/errors';
+import { RefsyncMirror } from '../src/lib/mirror';
 
 /**
  * A stand-in for the service behind `fetch`, with just enough of R1-R4 to drive the mirror

@@ -1,6 +1,6 @@
 import { createLogger } from '@nhp/shared-logger';
-import type { DatasetReader } from '../datasets';
-import { CONTENT_ENCODINGS, ResponseStore, type Selection } from './response-store';
+import type { DatasetReader } from '../src/datasets';
+import { CONTENT_ENCODINGS, ResponseStore, type Selection } from '../src/responses/response-store';
 
 const unusedReader = {} as DatasetReader; // etag() never reads
 const store = () =>

@@ -5,7 +5,7 @@ import {
   MAX_DIFF_VERSIONS_AS_LIST,
   STAGING_LOOKAHEAD,
   visibleState,
-} from './visibility';
+} from '../src/lib/visibility';
 
 const state = (version: number, isDeleted = false) => ({
   version,

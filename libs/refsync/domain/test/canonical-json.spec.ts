@@ -1,4 +1,4 @@
-import { canonicalJson, contentHash } from './index';
+import { canonicalJson, contentHash } from '../src/index';
 
 describe('canonicalJson', () => {
   it('when keys are in any order at any depth, then the output sorts them and has no whitespace', () => {

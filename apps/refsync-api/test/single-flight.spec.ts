@@ -1,4 +1,4 @@
-import { SingleFlight } from './single-flight';
+import { SingleFlight } from '../src/cache/single-flight';
 
 describe('SingleFlight', () => {
   it('when callers ask for one key concurrently, then the computation runs once and all get its result', async () => {

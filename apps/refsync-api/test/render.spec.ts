@@ -1,5 +1,5 @@
-import type { ListedItem, ScannedListedItem } from '../datasets';
-import { joinBody, renderEmptyEnvelope, renderEnvelope, type ItemScan } from './render';
+import type { ListedItem, ScannedListedItem } from '../src/datasets';
+import { joinBody, renderEmptyEnvelope, renderEnvelope, type ItemScan } from '../src/responses/render';
 
 const item = (id: string, version: number, name = `Gruppe ${id}`, isDeleted = false) => ({
   itemId: id,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey, KEY_PREFIX } from './keys';
+import { generateApiKey, KEY_PREFIX } from '../src/keys';
 
 describe('generateApiKey', () => {
   it('when a key is generated, then the entry carries the client name and the SHA-256 of exactly that key', () => {

@@ -1,5 +1,5 @@
 import { createLogger } from '@nhp/shared-logger';
-import { VersionTracker } from './version-tracker';
+import { VersionTracker } from '../src/versions/version-tracker';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 

@@ -12,7 +12,7 @@ import {
   treatmentGroupDataSchema,
   type ReimbursementGroupData,
   type SyncCompletedEventData,
-} from './index';
+} from '../src/index';
 
 const reimbursementGroup = (): ReimbursementGroupData => ({
   id: 'A10AE04_1',
