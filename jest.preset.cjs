@@ -17,8 +17,10 @@ module.exports = {
       },
     ],
   },
-  // jose and p-retry ship as ES modules only; Jest's CommonJS runtime needs them transpiled too.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|p-retry|is-network-error)/)'],
+  // jose, p-retry and openid-client ship as ES modules only; Jest's CommonJS runtime needs them transpiled too.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(jose|p-retry|is-network-error|openid-client|oauth4webapi)/)',
+  ],
   moduleFileExtensions: ['ts', 'js', 'json'],
   // Component tests start real servers (MongoDB-compatible server, nats-server); one worker per
   // project keeps a 2-core machine responsive while Nx runs two projects side by side.

@@ -1,5 +1,10 @@
 import type { ListedItem, ScannedListedItem } from '../src/datasets';
-import { joinBody, renderEmptyEnvelope, renderEnvelope, type ItemScan } from '../src/responses/render';
+import {
+  joinBody,
+  renderEmptyEnvelope,
+  renderEnvelope,
+  type ItemScan,
+} from '../src/responses/render';
 
 const item = (id: string, version: number, name = `Gruppe ${id}`, isDeleted = false) => ({
   itemId: id,

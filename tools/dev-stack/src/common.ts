@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { start as startMongoServer } from '@nhp/mongo-server';
 import { sampleDataPath } from '@nhp/refsync-sample-data';
 import { ensureDevKey } from '@nhp/privacy-auth';
+import { DEV_ISSUER_PORT } from '@nhp/privacy-dev-issuer';
 
 export const root = resolve(__dirname, '../../..');
 export const dataDir = resolve(process.env['DEV_DATA_DIR'] ?? join(root, '.data'));
@@ -181,6 +182,34 @@ export async function privacyAuthEnv(): Promise<Record<string, string>> {
     `privacy-api trusts the development key ${devKey.jwksFile} (tokens: npm run privacy-token -- --help)`,
   );
   return { PRIVACY_AUTH_ISSUER: devKey.issuer, PRIVACY_AUTH_JWKS_FILE: devKey.jwksFile };
+}
+
+/** The development OpenID provider (tools/privacy-dev-issuer); never part of a production image. */
+export const devIssuerApp: AppSpec = {
+  name: 'privacy-issuer',
+  entry: 'tools/privacy-dev-issuer/src/main.ts',
+  portVariable: 'PRIVACY_DEV_ISSUER_PORT',
+  defaultPort: DEV_ISSUER_PORT,
+  color: 35,
+};
+
+/**
+ * Whether `npm start` runs the development issuer: unless privacy-api is given an issuer of its
+ * own (PRIVACY_AUTH_*), or NODE_ENV is production (the issuer refuses to start there).
+ */
+export function wantsDevIssuer(): boolean {
+  const configured = ['PRIVACY_AUTH_ISSUER', 'PRIVACY_AUTH_JWKS_URL', 'PRIVACY_AUTH_JWKS_FILE'];
+  return !configured.some((name) => process.env[name]) && process.env['NODE_ENV'] !== 'production';
+}
+
+/**
+ * privacy-api trusts the running development issuer as it would trust HelseID: by issuer and
+ * JWKS URL. The issuer signs with the development key, so `npm run privacy-token` still works.
+ */
+export async function devIssuerAuthEnv(port: number): Promise<Record<string, string>> {
+  const devKey = await ensureDevKey(dataDir);
+  const issuer = port === DEV_ISSUER_PORT ? devKey.issuer : `http://localhost:${port}`;
+  return { PRIVACY_AUTH_ISSUER: issuer, PRIVACY_AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks` };
 }
 
 /**

@@ -3,8 +3,9 @@
  * - NATS: NATS_URL, or a nats-server spawned here (JetStream store in .data/nats).
  * - MongoDB: MONGO_URL, or the project's MongoDB-compatible server (data file in .data/mongo).
  * - The three apps, each as its own Node process (as in production), with readable logs.
- * - privacy-api trusts the development signing key (created in .data/ when missing; `npm run
- *   privacy-token` signs with it) unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are set.
+ * - The development OpenID provider (tools/privacy-dev-issuer) on http://localhost:3004, which
+ *   privacy-api trusts through its JWKS URL, unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are
+ *   set. It signs with the development key (.data/), as `npm run privacy-token` does.
  * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
  *
  * `npm start -- --ha`: the highly available topology instead (src/ha.ts).
@@ -16,6 +17,8 @@ import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
 import {
   apps,
   dataDir,
+  devIssuerApp,
+  devIssuerAuthEnv,
   portOf,
   privacyAuthEnv,
   say,
@@ -24,6 +27,7 @@ import {
   startMongo,
   stopChild,
   waitHealthy,
+  wantsDevIssuer,
   type AppSpec,
 } from './common';
 import { startHaStack } from './ha';
@@ -50,9 +54,8 @@ async function main(): Promise<void> {
   const mongo = await startMongo(startedInfra);
   const mongoUrl = mongo.url;
 
-  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': await privacyAuthEnv() };
-
   const children = new Map<string, ChildProcess>();
+  let issuer: ChildProcess | undefined;
   let stopping = false;
 
   const stopAll = async (code: number) => {
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping…');
     await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
+    if (issuer) await stopChild(issuer, 15_000);
     await mongo.stop();
     await nats?.dispose();
     say('stopped');
@@ -67,6 +71,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+
+  let issuerLine: string | undefined;
+  let privacyAuth: Record<string, string>;
+  if (wantsDevIssuer()) {
+    const port = portOf(devIssuerApp);
+    issuer = spawnApp(devIssuerApp, port, devIssuerApp.name, {});
+    const started = issuer;
+    started.once('exit', (code, signal) => {
+      if (stopping) return;
+      say(`${devIssuerApp.name} exited (${signal ?? code}); stopping the stack`);
+      void stopAll(1);
+    });
+    const healthy = await waitHealthy(
+      `http://127.0.0.1:${port}/.well-known/openid-configuration`,
+      started,
+      90_000,
+    );
+    if (!healthy) throw new Error(`the development issuer did not start on port ${port}`);
+    privacyAuth = await devIssuerAuthEnv(port);
+    issuerLine = `  ${devIssuerApp.name.padEnd(17)} http://localhost:${port}  development OpenID provider (clients: npm run privacy-issuer -- register --help)`;
+  } else {
+    privacyAuth = await privacyAuthEnv();
+  }
+  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': privacyAuth };
 
   for (const app of apps) {
     const child = spawnApp(app, portOf(app), app.name, {
@@ -93,6 +121,7 @@ async function main(): Promise<void> {
     // privacy-api has created its built-in data: add the sample data (idempotent, dev only).
     if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
+  if (issuerLine) summary.push(issuerLine);
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
   );

@@ -189,7 +189,7 @@ describe('npm run privacy-token', () => {
     const { code, out } = await cli('--init', '--json');
     expect(code).toBe(0);
     expect(JSON.parse(out)).toMatchObject({
-      issuer: 'http://localhost:3001/dev-issuer',
+      issuer: 'http://localhost:3004',
       jwksFile: join(dir, 'privacy-dev-jwks.json'),
     });
   });

@@ -96,4 +96,12 @@ describe('module boundaries', () => {
     );
     expect(errors.length).toBeGreaterThan(0);
   });
+
+  it('when the privacy client imports the NATS client or a tool, then lint fails', async () => {
+    const errors = await boundaryErrors(
+      'libs/privacy/client/src/violation.ts',
+      "import { connect } from '@nats-io/transport-node';\nimport { registerClient } from '@nhp/privacy-dev-issuer';\nexport const x = [connect, registerClient];\n",
+    );
+    expect(errors).toHaveLength(2);
+  });
 });

@@ -4,6 +4,8 @@ import {
   emptyObjectSchema,
   guidSchema,
   hentInnbyggereAktivePiForDefinisjonV2ResponseSchema,
+  hentInnstillingDefinisjonerResponseSchema,
+  partKodeSchema,
   hentInnbyggersOpplastedeBevisV2RequestSchema,
   hentInnbyggersOpplastedeBevisV2ResponseSchema,
   hentInnbyggersPiV2RequestSchema,
@@ -66,6 +68,24 @@ const coreOperations: OperationSpec[] = [
     scope: 'admin',
     body: createDefinitionRequestSchema,
     success: { status: 201, description: 'Created.', schema: emptyObjectSchema },
+    errors: STANDARD_ERRORS,
+  },
+  {
+    method: 'get',
+    path: '/innstillingdefinisjon/v1',
+    operationId: 'hentInnstillingDefinisjoner',
+    summary: 'The definitions of a party that the client may read',
+    description:
+      'Not in the interface document: an addition for callers that keep a copy, so that they know which definitions to walk. partKode is required; an unknown party is 400 EPVK-102404. Without the party’s read grant the list is empty (admin scope: every definition). A token without the read scope is 401 EPVK-100403.',
+    tag: 'definitions',
+    access: 'system',
+    scope: 'read',
+    query: [{ name: 'partKode', schema: partKodeSchema, required: true }],
+    success: {
+      status: 200,
+      description: 'The definitions, by definisjonGuid.',
+      schema: hentInnstillingDefinisjonerResponseSchema,
+    },
     errors: STANDARD_ERRORS,
   },
   {

@@ -16,7 +16,12 @@ import {
  * the ignored data folder (.data/): the private key in privacy-dev-key.json (mode 0600), the public
  * key set in privacy-dev-jwks.json, which is what PRIVACY_AUTH_JWKS_FILE points at.
  */
-export const DEV_ISSUER = 'http://localhost:3001/dev-issuer';
+/**
+ * The development issuer: the URL `npm start` runs the development OpenID provider on
+ * (tools/privacy-dev-issuer), which signs with this same key, so that privacy-api trusts both its
+ * tokens (through its JWKS URL) and `npm run privacy-token`'s.
+ */
+export const DEV_ISSUER = 'http://localhost:3004';
 export const DEV_KEY_FILE = 'privacy-dev-key.json';
 export const DEV_JWKS_FILE = 'privacy-dev-jwks.json';
 const DEV_ALG = 'ES256';
@@ -74,7 +79,8 @@ async function toDevKey(file: DevKeyFile, keyFile: string, jwksFile: string): Pr
   const jwks: JSONWebKeySet = {
     keys: [{ ...publicJwkOf(file.privateJwk), kid: file.kid, alg: DEV_ALG, use: 'sig' }],
   };
-  return { issuer: file.issuer, kid: file.kid, alg: DEV_ALG, privateKey, jwks, keyFile, jwksFile };
+  // DEV_ISSUER, not the file's: key files made before the development issuer named another URL.
+  return { issuer: DEV_ISSUER, kid: file.kid, alg: DEV_ALG, privateKey, jwks, keyFile, jwksFile };
 }
 
 /** The development key in `dataDir`; an error that says how to make one when there is none. */

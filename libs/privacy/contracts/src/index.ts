@@ -44,9 +44,15 @@ export {
 export {
   createDefinitionRequestSchema,
   DEFINITION_STATUS_PATTERN,
+  hentInnstillingDefinisjonerQuerySchema,
+  hentInnstillingDefinisjonerResponseSchema,
+  innstillingDefinisjonSchema,
   relasjonSchema,
   updateDefinitionRequestSchema,
   type CreateDefinitionRequest,
+  type HentInnstillingDefinisjonerQuery,
+  type HentInnstillingDefinisjonerResponse,
+  type InnstillingDefinisjon,
   type RelasjonRequest,
   type UpdateDefinitionRequest,
 } from './lib/definitions';

@@ -10,6 +10,12 @@ export {
 } from './lib/templates';
 export { mayUsePart, resolveDefinition } from './lib/definition-access';
 export {
+  createDefinitionListing,
+  definitionListingView,
+  type DefinitionListingPorts,
+  type ListDefinitions,
+} from './lib/definitions/list-definitions';
+export {
   ACTING_FOR_TYPES,
   assertMayActFor,
   assertNotCitizenToken,

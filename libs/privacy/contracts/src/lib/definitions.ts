@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { guidSchema, int32Schema, nullableString } from './common';
+import { partKodeSchema } from './parts';
 
 export const relasjonSchema = z
   .strictObject({
@@ -53,3 +54,57 @@ export const updateDefinitionRequestSchema = z
 export type RelasjonRequest = z.infer<typeof relasjonSchema>;
 export type CreateDefinitionRequest = z.infer<typeof createDefinitionRequestSchema>;
 export type UpdateDefinitionRequest = z.infer<typeof updateDefinitionRequestSchema>;
+
+// ---------------------------------------------------------------- listing (an addition for callers)
+
+/** GET /innstillingdefinisjon/v1?partKode=KODE: the party whose definitions to list (required). */
+export const hentInnstillingDefinisjonerQuerySchema = z
+  .strictObject({
+    partKode: partKodeSchema.meta({ description: 'The party whose definitions to list.' }),
+  })
+  .meta({ id: 'HentInnstillingDefinisjonerQuery' });
+
+/** A definition as created (plus its status and type), every field present. */
+export const innstillingDefinisjonSchema = z
+  .strictObject({
+    definisjonGuid: z.string(),
+    definisjonMalGuid: z.string(),
+    partKode: z.string(),
+    navn: z.string().nullable(),
+    beskrivelse: z.string().nullable(),
+    visning: z.string().nullable(),
+    fullstendigTekstInnhold: z.string().nullable(),
+    kravTilLesingAvFullstendigTekst: z.boolean(),
+    sortering: z.int32().nullable(),
+    replikering: z.boolean().meta({
+      description: 'Changes of citizens’ settings of this definition are published as events.',
+    }),
+    relasjoner: z.array(
+      z.strictObject({
+        definisjonGuid: z.string(),
+        relasjonType: z.string().nullable(),
+        beskrivelse: z.string().nullable(),
+      }),
+    ),
+    status: z.enum(['aktiv', 'inaktiv']),
+    typePi: z.enum(['samtykke', 'reservasjon', 'tilgangsbegrensning']),
+  })
+  .meta({ id: 'InnstillingDefinisjon' });
+
+export const hentInnstillingDefinisjonerResponseSchema = z
+  .strictObject({
+    partKode: z.string(),
+    definisjoner: z.array(innstillingDefinisjonSchema).meta({
+      description:
+        'The party’s definitions the caller’s grants let it read (admin scope: all), by definisjonGuid.',
+    }),
+  })
+  .meta({ id: 'HentInnstillingDefinisjonerResponse' });
+
+export type HentInnstillingDefinisjonerQuery = z.infer<
+  typeof hentInnstillingDefinisjonerQuerySchema
+>;
+export type InnstillingDefinisjon = z.infer<typeof innstillingDefinisjonSchema>;
+export type HentInnstillingDefinisjonerResponse = z.infer<
+  typeof hentInnstillingDefinisjonerResponseSchema
+>;

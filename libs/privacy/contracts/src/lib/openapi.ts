@@ -13,6 +13,8 @@ export interface QueryParameterSpec {
   name: string;
   schema: z.ZodType;
   description?: string;
+  /** Default false: the interface declares no parameter required (our additions may). */
+  required?: boolean;
 }
 
 export interface OperationSpec {
@@ -105,7 +107,7 @@ export function buildOpenApiDocument(
     const parameters: Json[] = (op.query ?? []).map((q) => ({
       name: q.name,
       in: 'query',
-      required: false,
+      required: q.required ?? false,
       description: q.description,
       schema: parameterSchema(q.schema),
     }));

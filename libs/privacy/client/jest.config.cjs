@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'privacy-client',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,31 @@
+export {
+  createPrivacyClient,
+  type ActiveCitizensPage,
+  type ActiveCitizensQuery,
+  type CreateDefinitionRequest,
+  type DefinitionsResponse,
+  type ForPartRequest,
+  type ForPartResponse,
+  type InclusionRequest,
+  type InclusionResponse,
+  type PartRequest,
+  type PrivacyClient,
+  type PrivacyClientOptions,
+  type ProofsRequest,
+  type ProofsResponse,
+  type RepresentationResponse,
+  type RetryOptions,
+  type SetSettingRequest,
+  type SetSettingResponse,
+  type StatusRequest,
+  type StatusResponse,
+  type UpdateDefinitionRequest,
+} from './lib/client';
+export {
+  DEFAULT_AUDIENCE,
+  type ClientCredentialsAuth,
+  type PrivacyClientAuth,
+  type ScopeKind,
+  type TokenFunctionAuth,
+} from './lib/auth';
+export { PRIVACY_CLIENT_CODES, PrivacyApiError, type PrivacyApiErrorOptions } from './lib/errors';

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'privacy-mirror',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
