@@ -23,7 +23,13 @@ import {
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
-import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
+import {
+  ACCEPTED_ALGS,
+  UNAVAILABLE_CODE,
+  unauthenticated,
+  type AuthRefusalReason,
+  type AuthScheme,
+} from './errors';
 
 export type JwksSource =
   /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
@@ -232,6 +238,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'malformed token',
+        reason: 'malformed',
       });
     }
     const typ = typeof header.typ === 'string' ? header.typ.toLowerCase() : undefined;
@@ -240,6 +247,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'wrong token type',
+        reason: 'malformed',
       });
     }
 
@@ -272,6 +280,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'malformed claims',
+        reason: 'malformed',
       });
     }
     verified?.set(hash, result);
@@ -288,12 +297,18 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         error: 'invalid_token',
         description: 'token expired',
         expired: true,
+        reason: 'expired',
       });
     }
     if (err instanceof joseErrors.JWTClaimValidationFailed) {
       return unauthenticated(
         `The access token is not accepted: its ${err.claim} claim does not match`,
-        { scheme, error: 'invalid_token', description: `${err.claim} claim not accepted` },
+        {
+          scheme,
+          error: 'invalid_token',
+          description: `${err.claim} claim not accepted`,
+          reason: claimReason(err.claim),
+        },
       );
     }
     if (remote && isJwksFetchFailure(err)) {
@@ -312,13 +327,20 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       scheme,
       error: 'invalid_token',
       description: 'invalid token',
+      // A token that is no JWS/JWT at all, or one whose signature or key does not check out.
+      reason:
+        err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid
+          ? 'malformed'
+          : 'signature',
     });
   }
 
   async function verify(req: AuthRequest): Promise<Caller> {
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') {
-      throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)');
+      throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)', {
+        reason: 'missing',
+      });
     }
     const match = AUTHORIZATION.exec(authorization);
     if (!match) {
@@ -326,6 +348,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme: /^dpop\b/i.test(authorization) ? 'DPoP' : 'Bearer',
         error: 'invalid_request',
         description: 'malformed Authorization header',
+        reason: 'malformed',
       });
     }
     const scheme: AuthScheme = (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
@@ -340,6 +363,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_token',
           description: 'DPoP-bound token sent as Bearer',
+          reason: 'dpop_proof',
         });
       }
     } else {
@@ -348,6 +372,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_token',
           description: 'token not DPoP-bound',
+          reason: 'dpop_proof',
         });
       }
       const proof = req.headers.dpop;
@@ -357,6 +382,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_dpop_proof',
           description: 'missing DPoP proof',
+          reason: 'dpop_proof',
         });
       }
       try {
@@ -388,6 +414,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_dpop_proof',
           description: err.message,
+          reason: err.replay ? 'replay' : 'dpop_proof',
         });
       }
     }
@@ -406,6 +433,14 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   };
 
   return { authenticate, verify, stats: () => ({ ...stats }) };
+}
+
+/** A claim jose refused: `aud` and `iss` by name, the validity period (`nbf`) as expired. */
+function claimReason(claim: string): AuthRefusalReason {
+  if (claim === 'aud') return 'audience';
+  if (claim === 'iss') return 'issuer';
+  if (claim === 'nbf' || claim === 'exp') return 'expired';
+  return 'malformed';
 }
 
 function errorCode(err: unknown): string {
