@@ -7,6 +7,7 @@ import type { PrivacyContext } from './context';
 import { checkDebugHeader } from './http/debug-header';
 import { createPrivacyErrorFormatter } from './http/error-response';
 import { createStatusFastPath, type StatusFastPathStats } from './http/status-fast-path';
+import { createPrivacyApiMetrics, type PrivacyApiMetrics } from './metrics';
 import { createDocsRoutes } from './openapi/docs-routes';
 import { createDefinitionRoutes } from './routes/definitions';
 import { createInclusionRoutes } from './routes/inclusions';
@@ -20,14 +21,21 @@ export interface PrivacyApiDeps {
   health: Health;
   /** The access-token check (@nhp/privacy-auth's createPrivacyAuth(...).authenticate). */
   authenticate: RequestHandler;
+  /** Default: metrics of this app alone (without process metrics). main.ts passes the process's. */
+  metrics?: PrivacyApiMetrics;
+  /** false: /metrics is served on METRICS_PORT, not here. Default true. */
+  serveMetrics?: boolean;
 }
 
 /**
- * The routes anyone may call without a token: the health probe and the API description (schemas
- * only, no data). Every other route, including unknown paths, first meets `authenticate`.
+ * The routes anyone may call without a token: the health probe, the metrics and the API
+ * description (schemas only, no data). Every other route, including unknown paths, first meets
+ * `authenticate`.
  */
 export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
   { method: 'GET', path: '/health' },
+  // Operational figures, never personal data (README, "Metrics"); absent with METRICS_PORT.
+  { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/openapi.json' },
   { method: 'GET', path: '/docs' },
 ];
@@ -62,11 +70,13 @@ export function createApp(deps: PrivacyApiDeps): Express {
   const { context } = deps;
   const { basePath, allowDebug } = context.options;
   const { useCases } = context;
+  const metrics = deps.metrics ?? createPrivacyApiMetrics({ defaultMetrics: false });
+  const formatError = createPrivacyErrorFormatter({ allowDebug });
 
   const api = Router();
   api.use(createPartRoutes(useCases.parts));
   api.use(createDefinitionRoutes(useCases.definitions));
-  api.use(createSettingsRoutes(useCases.settings));
+  api.use(createSettingsRoutes(useCases.settings, metrics));
   api.use(createInclusionRoutes(useCases.inclusions));
   api.use(createRepresentationRoutes(useCases.representation));
   api.use(createYouthAppRoutes(useCases.youthApp));
@@ -75,7 +85,13 @@ export function createApp(deps: PrivacyApiDeps): Express {
 
   return createHttpApp({
     logger: context.logger,
-    errorFormatter: createPrivacyErrorFormatter({ allowDebug }),
+    // Every error answer passes here once: refusals are counted by reason.
+    errorFormatter: (err, req) => {
+      metrics.countRefusal(err);
+      return formatError(err, req);
+    },
+    metrics: metrics.http,
+    serveMetrics: deps.serveMetrics,
     bodyLimit: bodyLimitFor(basePath),
     trustProxy: context.options.trustProxy,
     health: healthRouter(deps.health, { probes: false }),
@@ -104,6 +120,7 @@ export interface PrivacyApp {
   readonly express: Express;
   /** What the fast path answered and handed over (zeros when it is off). */
   fastPathStats(): StatusFastPathStats;
+  readonly metrics: PrivacyApiMetrics;
 }
 
 /**
@@ -113,15 +130,19 @@ export interface PrivacyApp {
  */
 export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
   const { context } = deps;
+  const metrics = deps.metrics ?? createPrivacyApiMetrics({ defaultMetrics: false });
   const express = createApp({
     context,
     health: deps.health,
     authenticate: deps.auth.authenticate,
+    metrics,
+    serveMetrics: deps.serveMetrics,
   });
   if (deps.fastPath === false) {
     return Object.assign((req: IncomingMessage, res: ServerResponse) => express(req, res), {
       express,
       fastPathStats: () => ({ answered: 0, handedOver: 0 }),
+      metrics,
     });
   }
   const fastPath = createStatusFastPath({
@@ -132,6 +153,7 @@ export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
     bodyLimit: BODY_LIMIT,
     trustProxy: context.options.trustProxy,
     express,
+    metrics,
   });
-  return Object.assign(fastPath, { express, fastPathStats: fastPath.stats });
+  return Object.assign(fastPath, { express, fastPathStats: fastPath.stats, metrics });
 }

@@ -8,8 +8,15 @@ import {
 } from '@nhp/privacy-contracts';
 import type { SettingsUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { asCaller } from '../http/caller';
+import type { PrivacyApiMetrics } from '../metrics';
+
+/** The counters the settings routes keep. */
+export type SettingsRouteMetrics = Pick<
+  PrivacyApiMetrics,
+  'settingWrites' | 'statusChecks' | 'activeCitizensPages'
+>;
 
 const BASE = '/personverninnstillinger';
 export const SETTINGS_PATHS = {
@@ -29,16 +36,37 @@ export const SETTINGS_PATHS = {
  * answered by the fast path in front of Express (src/http/status-fast-path.ts), with the same
  * use case.
  */
-export function createSettingsRoutes(settings: SettingsUseCases): Router {
+export function createSettingsRoutes(
+  settings: SettingsUseCases,
+  metrics?: SettingsRouteMetrics,
+): Router {
   const router = Router();
+  /** The outcome of each answered write, for the write counter. */
+  const writeOutcomes = new WeakMap<Response, 'endret' | 'ikkeEndret'>();
 
   router.post(
     SETTINGS_PATHS.set,
+    // Counted once answered: endret or ikkeEndret as the answer says, refused for any 4xx here
+    // (scope, contract, rules); a 5xx is no verdict on the write and shows in the request metrics.
+    (_req, res, next) => {
+      if (metrics) {
+        res.once('finish', () => {
+          const outcome = writeOutcomes.get(res);
+          if (outcome) metrics.settingWrites.inc(outcome);
+          else if (res.statusCode >= 400 && res.statusCode < 500) {
+            metrics.settingWrites.inc('refused');
+          }
+        });
+      }
+      next();
+    },
     requireScope('write', 401),
     validate(
       { body: settInnbyggersPersonvernInnstillingV2RequestSchema },
       async ({ body }, req, res) => {
-        res.status(200).json(await asCaller(req, (caller) => settings.set(caller, body)));
+        const response = await asCaller(req, (caller) => settings.set(caller, body));
+        writeOutcomes.set(res, response.instansEndret);
+        res.status(200).json(response);
       },
     ),
   );
@@ -47,7 +75,9 @@ export function createSettingsRoutes(settings: SettingsUseCases): Router {
     SETTINGS_PATHS.status,
     requireScope('read', 401),
     validate({ body: sjekkInnbyggersPiStatusV2RequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await asCaller(req, (caller) => settings.checkStatus(caller, body)));
+      const status = await asCaller(req, (caller) => settings.checkStatus(caller, body));
+      metrics?.statusChecks.inc('express');
+      res.status(200).json(status);
     }),
   );
 
@@ -73,9 +103,9 @@ export function createSettingsRoutes(settings: SettingsUseCases): Router {
     validate(
       { query: hentInnbyggereAktivePiForDefinisjonV2QuerySchema },
       async ({ query }, req, res) => {
-        res
-          .status(200)
-          .json(await asCaller(req, (caller) => settings.activeCitizens(caller, query)));
+        const page = await asCaller(req, (caller) => settings.activeCitizens(caller, query));
+        metrics?.activeCitizensPages.inc();
+        res.status(200).json(page);
       },
     ),
   );

@@ -31,7 +31,7 @@ import {
   natsIsConnected,
   type NatsConnection,
 } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo, mongoPing } from '@nhp/shared-persistence';
+import { closeMongo, connectMongo, mongoIsConnected, mongoPing } from '@nhp/shared-persistence';
 import {
   LogCapture as SharedLogCapture,
   startTestInfra,
@@ -41,6 +41,7 @@ import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { createPrivacyContext, type PrivacyContext, type PrivacyOptions } from '../../src/context';
+import type { PrivacyApiMetrics } from '../../src/metrics';
 
 /** Template GUIDs (the decisions' table), by what they make. */
 export const TEMPLATES = {
@@ -72,6 +73,8 @@ export interface HarnessOptions {
   auth?: Partial<PrivacyAuthOptions>;
   /** Default: a silent logger. Pass LogCapture's logger to inspect log lines. */
   logger?: Logger;
+  /** Metrics wired as main.ts wires them (event counters, gauges); default: the app's own. */
+  metrics?: PrivacyApiMetrics;
 }
 
 export interface PrivacyHarness {
@@ -148,6 +151,12 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
       clock: harnessOptions.clock,
       options: harnessOptions.options,
       cacheTtlMs: harnessOptions.cacheTtlMs ?? 0,
+      events: harnessOptions.metrics?.events,
+    });
+    harnessOptions.metrics?.watch({
+      mongodb: () => mongoIsConnected(connection),
+      nats: () => natsIsConnected(nats),
+      backlog: () => context.journal.backlog(),
     });
     await ensureJournalIndexes(connection);
     await ensureBuiltIns(context);
@@ -158,7 +167,12 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
     const health = createHealth({
       checks: { mongo: () => mongoPing(connection), nats: () => natsIsConnected(nats) },
     });
-    const app = createApp({ context, health, authenticate: auth.authenticate });
+    const app = createApp({
+      context,
+      health,
+      authenticate: auth.authenticate,
+      metrics: harnessOptions.metrics,
+    });
 
     async function seedPart(part: Partial<Part> = {}): Promise<Part> {
       const seeded: Part = {

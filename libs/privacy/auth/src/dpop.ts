@@ -40,6 +40,14 @@ import { ACCEPTED_ALGS } from './errors';
 
 export class ProofError extends Error {
   override readonly name = 'ProofError';
+
+  /** A replay: the proof passed every other check, but its jti was seen before. */
+  constructor(
+    message: string,
+    readonly replay = false,
+  ) {
+    super(message);
+  }
 }
 
 /** The shared replay store could not be asked: the proof can be neither accepted nor refused. */
@@ -311,7 +319,7 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     const replayKey = `${input.jkt}:${jti}`;
     const until = seen.get(replayKey);
     if (until !== undefined && until > input.nowMs) {
-      throw new ProofError('The DPoP proof has been used before');
+      throw new ProofError('The DPoP proof has been used before', true);
     }
     // A proof stays acceptable while its iat is within the window, so its jti is remembered as long.
     seen.set(replayKey, iat * 1000 + windowMs);
@@ -329,7 +337,7 @@ export function createDpopVerifier(options: DpopOptions = {}) {
           `The DPoP replay store cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
         );
       }
-      if (!first) throw new ProofError('The DPoP proof has been used before');
+      if (!first) throw new ProofError('The DPoP proof has been used before', true);
     }
   };
 }

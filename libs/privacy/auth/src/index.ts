@@ -22,7 +22,13 @@ export {
   type DevKey,
 } from './dev-key';
 export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
-export { ACCEPTED_ALGS, type AuthScheme } from './errors';
+export {
+  ACCEPTED_ALGS,
+  AUTH_REFUSAL_REASONS,
+  authRefusalReason,
+  type AuthRefusalReason,
+  type AuthScheme,
+} from './errors';
 export { type JwksSource } from './key-sources';
 export {
   createPrivacyAuth,

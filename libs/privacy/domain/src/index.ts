@@ -1,4 +1,4 @@
-export { privacyErrors } from './lib/errors';
+export { isGrantRefusal, privacyErrors } from './lib/errors';
 export { ageOn, isValidFnr, parseFnr, type FnrKind, type ParsedFnr } from './lib/fnr';
 export {
   BUILT_IN_PART,

@@ -6,6 +6,7 @@ import {
   createJetStreamPublisher,
   createOutboxRelay,
   type OutboxStore,
+  type PublishObserver,
   type RelaySummary,
 } from '@nhp/shared-outbox';
 import { refsyncStreamSpec } from './events';
@@ -34,6 +35,8 @@ export interface OutboxPublisherOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   onPublished?: (summary: PublishSummary) => void;
+  /** Told of every publish and failed publish (the importer's event counters). */
+  events?: PublishObserver;
 }
 
 /** The state document, as the relay names it; its events are read through the repository. */
@@ -53,6 +56,7 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
     stream: options.stream ?? refsyncStreamSpec,
     logger,
     ackTimeoutMs: options.ackTimeoutMs,
+    events: options.events,
   });
   const store: OutboxStore<OutboxEvent> = {
     documents: async () => [STATE_DOCUMENT],
@@ -65,12 +69,16 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
     name: 'outbox',
     store,
     // The outbox entry is the complete CloudEvent, published as it is.
-    publish: (event) =>
-      jetStream.publish({
+    publish: (event) => {
+      const payload = event.payload as CloudEvent;
+      return jetStream.publish({
         id: event.id,
         subject: event.subject,
-        event: event.payload as CloudEvent,
-      }),
+        event: payload,
+        // The run's context, as the event carries it: the publish links to the run.
+        trace: { traceparent: payload.traceparent, tracestate: payload.tracestate },
+      });
+    },
     logger,
     // Failures are reported by the retries ("events not yet published, retrying") and summaries.
     onRelayFailed: () => undefined,

@@ -29,9 +29,18 @@ export {
   type StartAppProcessOptions,
 } from './app-process';
 export { waitFor, type WaitForOptions } from './wait-for';
+export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
 
 /**
  * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:
  * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
  */
 export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');
+export {
+  recordSpans,
+  sensitiveAttributes,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type RecordedSpan,
+  type SpanRecorder,
+} from './tracing';

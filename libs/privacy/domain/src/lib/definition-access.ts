@@ -19,7 +19,7 @@ export async function resolveDefinition(
     throw privacyErrors.unknownDefinition();
   }
   if (!(await mayUsePart(ports.grants, caller, definition.partKode, access))) {
-    throw privacyErrors.unknownDefinition();
+    throw privacyErrors.noGrant();
   }
   return definition;
 }

@@ -8,6 +8,8 @@ import {
   type NatsConnection,
   type StreamSpec,
 } from '@nhp/shared-messaging';
+import { deferredContext, type TraceCarrier } from '@nhp/shared-tracing';
+import { context } from '@opentelemetry/api';
 import type { z } from 'zod';
 
 /** One event as an outbox publishes it. */
@@ -18,6 +20,11 @@ export interface OutboxMessage {
   event: CloudEvent;
   /** When given, the event is checked against its contract once more before it leaves. */
   eventDef?: EventDefinition<z.ZodType>;
+  /**
+   * The context of the change that recorded the event (stored with the entry): the publish span
+   * is its child while that trace is active, and otherwise links to it (see deferredContext).
+   */
+  trace?: TraceCarrier;
 }
 
 export interface PublishedAck {
@@ -36,6 +43,16 @@ export interface JetStreamPublisherOptions {
   ackTimeoutMs?: number;
   /** The level of the "event published" line (default info). */
   publishedLogLevel?: 'info' | 'debug';
+  /** Told of every publish by the event's type (metrics: @nhp/shared-metrics' eventCounters). */
+  events?: PublishObserver;
+}
+
+/** What a publisher reports of each publish, by the CloudEvents type of the event. */
+export interface PublishObserver {
+  /** JetStream acknowledged the event as new (a duplicate it dropped is not reported). */
+  published(eventType: string): void;
+  /** The publish failed: NATS not connected, the stream not ready, no acknowledgement in time. */
+  failed(eventType: string): void;
 }
 
 export interface JetStreamPublisher {
@@ -70,14 +87,21 @@ export function createJetStreamPublisher(options: JetStreamPublisherOptions): Je
   return {
     async publish(message) {
       const nc = options.nats();
-      if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
+      if (!nc || !natsIsConnected(nc)) {
+        options.events?.failed(message.event.type);
+        throw new Error('NATS is not connected');
+      }
       try {
         await ensure(nc);
-        const ack = await publishCloudEvent(nc, message.subject, message.event, {
-          msgId: message.id,
-          timeoutMs: options.ackTimeoutMs ?? 5000,
-          ...(message.eventDef ? { eventDef: message.eventDef } : {}),
-        });
+        const deferred = deferredContext(message.trace);
+        const ack = await context.with(deferred.context, () =>
+          publishCloudEvent(nc, message.subject, message.event, {
+            msgId: message.id,
+            timeoutMs: options.ackTimeoutMs ?? 5000,
+            links: deferred.links,
+            ...(message.eventDef ? { eventDef: message.eventDef } : {}),
+          }),
+        );
         logger[level](
           {
             eventId: message.id,
@@ -88,10 +112,12 @@ export function createJetStreamPublisher(options: JetStreamPublisherOptions): Je
           },
           'event published',
         );
+        if (!ack.duplicate) options.events?.published(message.event.type);
         return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
       } catch (err) {
         // The stream may have been lost with a NATS server: ensure it again before the next try.
         streamReady = undefined;
+        options.events?.failed(message.event.type);
         throw err;
       }
     },

@@ -6,10 +6,13 @@ import {
   outboxPointers,
   pointerSchema,
 } from '@nhp/shared-outbox';
-import { modelOf, translated } from '@nhp/shared-persistence';
+import { modelOf, mongoIsConnected, translated } from '@nhp/shared-persistence';
 import type { Connection } from 'mongoose';
 import { auditSchema, auditTrail, type AuditFilter, type AuditRecord } from './audit';
 import { JOURNAL_FIELD, type JournalEntry, type JournalEvent } from './entry';
+
+/** Where a journalled event came from: the change's request id and trace context. */
+export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
 
 /**
  * The journal: audit records and replication events written in the same single-document write as
@@ -49,12 +52,20 @@ export interface Journal {
   stop(): Promise<void>;
   /** The audit trail, oldest first, including records not yet relayed. */
   listAudit(filter: AuditFilter, limit?: number): Promise<AuditRecord[]>;
+  /**
+   * Entries not relayed yet and when the oldest was written (from the pointers: a count from
+   * metadata and one indexed read), for metrics. Fails at once while MongoDB is known down.
+   */
+  backlog(): Promise<{ pending: number; oldestCreatedAt: Date | undefined }>;
 }
 
 export interface CreateJournalOptions {
   connection: Connection;
-  /** Publishes a replication event (e.g. to JetStream with Nats-Msg-Id = event.id). */
-  publish?: (event: JournalEvent) => Promise<void>;
+  /**
+   * Publishes a replication event (e.g. to JetStream with Nats-Msg-Id = event.id); `origin` is the
+   * change's request id and trace context, for the event's extension attributes and its span.
+   */
+  publish?: (event: JournalEvent, origin: JournalEventOrigin) => Promise<void>;
   logger: Logger;
   /** Default 5000 ms. */
   sweepIntervalMs?: number;
@@ -101,7 +112,12 @@ export function createJournal(options: CreateJournalOptions): Journal {
     store: documentOutboxStore({ entries, pointers }),
     sink: (entry) => audit.record(entry),
     publish: async (entry) => {
-      if (entry.event && publish) await publish(entry.event);
+      if (entry.event && publish) {
+        await publish(entry.event, {
+          ...(entry.requestId !== undefined ? { requestId: entry.requestId } : {}),
+          ...(entry.trace ? { trace: entry.trace } : {}),
+        });
+      }
     },
     logger,
   });
@@ -117,5 +133,9 @@ export function createJournal(options: CreateJournalOptions): Journal {
     stop: () => relay.stop(),
     listAudit: (filter, limit = 1000) =>
       translated(() => audit.list(filter, limit, { entries, pointers })),
+    async backlog() {
+      if (!mongoIsConnected(connection)) throw new Error('MongoDB is not connected');
+      return translated(() => pointers.backlog());
+    },
   };
 }
