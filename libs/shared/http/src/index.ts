@@ -7,6 +7,12 @@ export {
 export { createHttpApp, type CreateHttpAppOptions } from './create-http-app';
 export { JSON_MEDIA_TYPES, jsonBodyReader, jsonBodyRefusal, type BodyLimit } from './body';
 export { toClientError } from './client-errors';
+export {
+  largeBodyGate,
+  type LargeBodyGate,
+  type LargeBodyGateStats,
+  type LargeBodyOptions,
+} from './large-body-gate';
 export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 export {
   LOGGED_REQUEST_HEADERS,
