@@ -44,6 +44,8 @@ export interface PrivacyAuthOptions {
   dpop?: DpopOptions;
   /** Verified tokens kept by their hash until expiry. Default 10 000; 0 turns the cache off. */
   tokenCacheSize?: number;
+  /** And at most this many bytes of them (an estimate, see tokenEntryBytes). Default 4 MiB. */
+  tokenCacheBytes?: number;
   logger?: Logger;
 }
 
@@ -84,6 +86,18 @@ interface VerifiedToken {
   /** `cnf.jkt`: the token is bound to this DPoP key. */
   jkt: string | undefined;
   expMs: number;
+}
+
+/**
+ * What a cached verification costs, estimated: its key, its strings (two bytes a character at
+ * worst) and, for the objects around them (the entry, the scope set, the cache's own slots), 64
+ * bytes a scope and 256 more.
+ */
+function tokenEntryBytes(token: VerifiedToken, hash: string): number {
+  let bytes = 256 + 2 * hash.length;
+  for (const text of [token.clientId, token.pid, token.jkt]) bytes += 2 * (text?.length ?? 0);
+  for (const scope of token.scopes) bytes += 64 + 2 * scope.length;
+  return bytes;
 }
 
 /** A token that verified but whose claims are not of the shape we need. */
@@ -204,7 +218,13 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   // Keyed by SHA-256 of the token, so the cache holds no usable credential. Expiry is checked on
   // every hit against the injected clock; the LRU bound keeps memory flat whatever the traffic.
   const verified =
-    cacheSize > 0 ? new LRUCache<string, VerifiedToken>({ max: cacheSize }) : undefined;
+    cacheSize > 0
+      ? new LRUCache<string, VerifiedToken>({
+          max: cacheSize,
+          maxSize: options.tokenCacheBytes ?? 4 * 1024 * 1024,
+          sizeCalculation: tokenEntryBytes,
+        })
+      : undefined;
   const stats: PrivacyAuthStats = { tokenVerifications: 0, tokenCacheHits: 0 };
   const log = options.logger;
 
