@@ -12,6 +12,7 @@ import {
   rethrowFastPathError,
   type StatusFastPathStats,
 } from './http/status-fast-path';
+import { createPrivacyApiMetrics, type PrivacyApiMetrics } from './metrics';
 import { createDocsRoutes } from './openapi/docs-routes';
 import { createDefinitionRoutes } from './routes/definitions';
 import { createInclusionRoutes } from './routes/inclusions';
@@ -27,14 +28,21 @@ export interface PrivacyApiDeps {
   authenticate: RequestHandler;
   /** The settings use cases (default: made from the context); createPrivacyApp shares one. */
   settings?: SettingsService;
+  /** Default: metrics of this app alone (without process metrics). main.ts passes the process's. */
+  metrics?: PrivacyApiMetrics;
+  /** false: /metrics is served on METRICS_PORT, not here. Default true. */
+  serveMetrics?: boolean;
 }
 
 /**
- * The routes anyone may call without a token: the health probe and the API description (schemas
- * only, no data). Every other route, including unknown paths, first meets `authenticate`.
+ * The routes anyone may call without a token: the health probe, the metrics and the API
+ * description (schemas only, no data). Every other route, including unknown paths, first meets
+ * `authenticate`.
  */
 export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
   { method: 'GET', path: '/health' },
+  // Operational figures, never personal data (README, "Metrics"); absent with METRICS_PORT.
+  { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/openapi.json' },
   { method: 'GET', path: '/docs' },
 ];
@@ -73,11 +81,13 @@ export function bodyLimitFor(basePath: string): (req: Request) => number {
 export function createApp(deps: PrivacyApiDeps): Express {
   const { context } = deps;
   const { basePath, allowDebug } = context.options;
+  const metrics = deps.metrics ?? createPrivacyApiMetrics({ defaultMetrics: false });
+  const formatError = createPrivacyErrorFormatter({ allowDebug });
 
   const api = Router();
   api.use(createPartRoutes(context));
   api.use(createDefinitionRoutes(context));
-  api.use(createSettingsRoutes(context, deps.settings));
+  api.use(createSettingsRoutes(context, deps.settings, metrics));
   api.use(createInclusionRoutes(context));
   api.use(createRepresentationRoutes(context));
   api.use(createYouthAppRoutes(context));
@@ -86,7 +96,13 @@ export function createApp(deps: PrivacyApiDeps): Express {
 
   return createHttpApp({
     logger: context.logger,
-    errorFormatter: createPrivacyErrorFormatter({ allowDebug }),
+    // Every error answer passes here once: refusals are counted by reason.
+    errorFormatter: (err, req) => {
+      metrics.countRefusal(err);
+      return formatError(err, req);
+    },
+    metrics: metrics.http,
+    serveMetrics: deps.serveMetrics,
     bodyLimit: bodyLimitFor(basePath),
     largeBodies: LARGE_BODIES,
     trustProxy: context.options.trustProxy,
@@ -118,6 +134,7 @@ export interface PrivacyApp {
   readonly express: Express;
   /** What the fast path answered and handed over (zeros when it is off). */
   fastPathStats(): StatusFastPathStats;
+  readonly metrics: PrivacyApiMetrics;
 }
 
 /**
@@ -127,17 +144,21 @@ export interface PrivacyApp {
  */
 export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
   const { context } = deps;
+  const metrics = deps.metrics ?? createPrivacyApiMetrics({ defaultMetrics: false });
   const settings = createSettingsServiceFor(context);
   const express = createApp({
     context,
     health: deps.health,
     authenticate: deps.auth.authenticate,
     settings,
+    metrics,
+    serveMetrics: deps.serveMetrics,
   });
   if (deps.fastPath === false) {
     return Object.assign((req: IncomingMessage, res: ServerResponse) => express(req, res), {
       express,
       fastPathStats: () => ({ answered: 0, handedOver: 0 }),
+      metrics,
     });
   }
   const fastPath = createStatusFastPath({
@@ -148,6 +169,7 @@ export function createPrivacyApp(deps: PrivacyAppDeps): PrivacyApp {
     bodyLimit: BODY_LIMIT,
     trustProxy: context.options.trustProxy,
     express,
+    metrics,
   });
-  return Object.assign(fastPath, { express, fastPathStats: fastPath.stats });
+  return Object.assign(fastPath, { express, fastPathStats: fastPath.stats, metrics });
 }

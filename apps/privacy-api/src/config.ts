@@ -9,6 +9,11 @@ export const privacyApiConfigSchema = z.object({
   ...commonEnvShape,
   PRIVACY_API_PORT: envPort(3001),
   PRIVACY_API_HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Set: /metrics is served on this port of its own (same host) and no longer on the API port,
+   * so the proxy in front of the API need not block it. Unset (default): on the API port.
+   */
+  PRIVACY_API_METRICS_PORT: envPort().optional(),
   /** Mounts every route under this prefix too (gateway clients call /personvern/...). */
   PRIVACY_API_BASE_PATH: z
     .string()

@@ -18,6 +18,7 @@ import {
 } from '@nhp/privacy-data-access';
 import type { Logger } from '@nhp/shared-logger';
 import type { NatsConnection, StreamSpec } from '@nhp/shared-messaging';
+import type { PublishObserver } from '@nhp/shared-outbox';
 import type { Connection } from 'mongoose';
 
 /** Behaviour the configuration decides (resolved from PRIVACY_* in main.ts; tests set them). */
@@ -80,6 +81,8 @@ export interface CreatePrivacyContextInput {
   journalSweepIntervalMs?: number;
   /** PRIVACY_EVENTS as configured (NATS_STREAM_REPLICAS); default privacyEventsStreamSpec. */
   eventStream?: StreamSpec;
+  /** Told of every event published or failed (the metrics' event counters). */
+  events?: PublishObserver;
 }
 
 export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyContext {
@@ -93,7 +96,12 @@ export function createPrivacyContext(input: CreatePrivacyContextInput): PrivacyC
     sweepIntervalMs: input.journalSweepIntervalMs,
     now: () => clock().getTime(),
     // Replication events (PRIVACY_EVENTS, provisioned on the first publish) go out through JetStream.
-    publish: createSettingEventPublisher({ nats, logger, stream: input.eventStream }),
+    publish: createSettingEventPublisher({
+      nats,
+      logger,
+      stream: input.eventStream,
+      events: input.events,
+    }),
   });
   const repositoryOptions = { connection, journal, now: clock, cacheTtlMs: input.cacheTtlMs };
   return {

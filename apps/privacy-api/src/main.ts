@@ -6,6 +6,7 @@ import {
 } from '@nhp/privacy-data-access';
 import { loadConfigOrExit } from '@nhp/shared-config';
 import { listen, closeServer } from '@nhp/shared-http';
+import { metricsListener } from '@nhp/shared-metrics';
 import { createHealth } from '@nhp/shared-health';
 import { createLogger } from '@nhp/shared-logger';
 import {
@@ -20,6 +21,7 @@ import {
 import {
   closeMongo,
   connectMongo,
+  mongoIsConnected,
   mongoOptionsFromConfig,
   mongoPing,
   prepareIndexes,
@@ -30,6 +32,7 @@ import { createPrivacyApp } from './app';
 import { ensureBuiltIns } from './bootstrap';
 import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
 import { createPrivacyContext } from './context';
+import { createPrivacyApiMetrics } from './metrics';
 
 /** How long start-up waits for NATS (and the stream) before it serves without them. */
 const NATS_START_WAIT_MS = 5000;
@@ -72,11 +75,13 @@ async function main(): Promise<void> {
   // definition index above all): built here, or checked when an operator builds them.
   registerPrivacyModels(mongo);
   await prepareIndexes(mongo, { ensure: config.MONGO_ENSURE_INDEXES, logger });
+  const metrics = createPrivacyApiMetrics();
   const context = createPrivacyContext({
     logger,
     connection: mongo,
     nats: () => nats,
     eventStream,
+    events: metrics.events,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),
@@ -121,16 +126,42 @@ async function main(): Promise<void> {
       nats: { check: () => streamsReady && natsIsConnected(nats), critical: false },
     },
   });
+  metrics.watch({
+    mongodb: () => mongoIsConnected(mongo),
+    nats: () => natsIsConnected(nats),
+    backlog: () => context.journal.backlog(),
+  });
+  const metricsPort = config.PRIVACY_API_METRICS_PORT;
   // The status check's fast path in front of the Express app (src/http/status-fast-path.ts).
-  const app = createPrivacyApp({ context, health, auth });
+  const app = createPrivacyApp({
+    context,
+    health,
+    auth,
+    metrics,
+    serveMetrics: metricsPort === undefined,
+  });
   // The HTTP_* server limits come from the shared environment; parser errors answer ErrorResponse
   // (errorsFrom: the Express app behind the fast path holds the formatter).
   const server = await listen(app, config.PRIVACY_API_PORT, config.PRIVACY_API_HOST, {
     ...config,
     errorsFrom: app.express,
   });
+  // /metrics on a port of its own when one is configured (README, "Metrics").
+  const metricsServer =
+    metricsPort === undefined
+      ? undefined
+      : await listen(
+          metricsListener(metrics.registry),
+          metricsPort,
+          config.PRIVACY_API_HOST,
+          config,
+        );
   logger.info(
-    { port: config.PRIVACY_API_PORT, basePath: config.PRIVACY_API_BASE_PATH || undefined },
+    {
+      port: config.PRIVACY_API_PORT,
+      basePath: config.PRIVACY_API_BASE_PATH || undefined,
+      metricsPort,
+    },
     'privacy-api listening',
   );
 
@@ -142,7 +173,12 @@ async function main(): Promise<void> {
       // Leave part of the deadline for the steps after HTTP: stuck connections are cut earlier.
       {
         name: 'http',
-        run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)),
+        run: async () => {
+          await Promise.all([
+            closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)),
+            metricsServer && closeServer(metricsServer, 1000),
+          ]);
+        },
       },
       // Relays already started finish before their connections close; the rest wait in the
       // documents for the next start's sweep.

@@ -104,7 +104,7 @@ describe('GET /openapi.json and GET /docs', () => {
         .filter(([, op]) => Array.isArray(op.security) && op.security.length === 0)
         .map(([method]) => `${method} ${path}`),
     );
-    expect(open.sort()).toEqual(['get /docs', 'get /health', 'get /openapi.json']);
+    expect(open.sort()).toEqual(['get /docs', 'get /health', 'get /metrics', 'get /openapi.json']);
   });
 
   it('when read, then the request bodies of parties and definitions reject unlisted properties', () => {

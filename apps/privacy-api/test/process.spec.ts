@@ -2,7 +2,13 @@
  * The app as a process: configuration failures and the graceful shutdown sequence, observed the
  * way an operator sees them (exit code, stderr, health probe).
  */
-import { FAULT_SECRETS, processFaultsPreload, useTestInfra } from '@nhp/shared-testing';
+import {
+  FAULT_SECRETS,
+  freePort,
+  processFaultsPreload,
+  scrapeMetrics,
+  useTestInfra,
+} from '@nhp/shared-testing';
 import { runApp } from './support/app-process';
 
 const infra = useTestInfra();
@@ -24,15 +30,23 @@ describe('privacy-api process', () => {
   });
 
   it('when it receives SIGTERM, then it stops serving, closes its connections and exits 0', async () => {
+    const metricsPort = await freePort();
     const app = await runApp({
       MONGO_URL: infra.get().mongoUri,
       NATS_URL: infra.get().natsUrl,
+      PRIVACY_API_METRICS_PORT: String(metricsPort),
     });
     expect(await app.healthy()).toBe(true);
+    // PRIVACY_API_METRICS_PORT: /metrics there (with the process metrics), not on the API port.
+    const metrics = await scrapeMetrics(`http://127.0.0.1:${metricsPort}`);
+    expect(metrics.value('privacy_api_mongodb_connected')).toBe(1);
+    expect(metrics.family('process_cpu_seconds_total')?.type).toBe('COUNTER');
+    expect((await fetch(`${app.url}/metrics`)).status).toBe(401);
 
     app.child.kill('SIGTERM');
     expect(await app.exited).toBe(0);
     await expect(fetch(`${app.url}/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
   }, 60_000);
 
   function runFaulty(fault: string) {

@@ -14,6 +14,7 @@ import {
   requestIdFrom,
 } from '@nhp/shared-http';
 import type { Logger } from '@nhp/shared-logger';
+import type { ConnectionChecks, RouteMetrics } from '@nhp/shared-metrics';
 import {
   defineEvent,
   onNatsReconnect,
@@ -26,7 +27,7 @@ import { createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
 import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from './datasets';
 import { NegotiationMemo } from './http/negotiation';
 import { pathOf } from './http/query';
-import { RefsyncApiMetrics, type StatusCounts } from './metrics';
+import { RefsyncApiMetrics } from './metrics';
 import { openApiDocument } from './openapi/openapi-document';
 import { DatasetRequests, matches } from './requests/dataset-requests';
 import {
@@ -56,6 +57,12 @@ export interface RefsyncAppDeps {
   recentVersionsCached?: number;
   /** Identity bodies above this size are cached gzip-compressed and inflated when sent (8 MiB). */
   identityMaxBytes?: number;
+  /** The connection gauges' checks (refsync_api_mongodb_connected, refsync_api_nats_connected). */
+  connections?: ConnectionChecks;
+  /** false: /metrics is served on REFSYNC_API_METRICS_PORT, not here. Default true. */
+  serveMetrics?: boolean;
+  /** prom-client's process metrics (default true; tests that build many apps turn them off). */
+  defaultMetrics?: boolean;
 }
 
 /** A Node request listener (for http.createServer, listen() or supertest) with its parts. */
@@ -93,13 +100,10 @@ function isVersionConflict(err: unknown): boolean {
   return err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT;
 }
 
-/** Paths other than the datasets' that get their own label in the request metrics. */
-const LABELLED_PATHS = ['/openapi.json', '/docs', '/metrics', '/health', '/livez', '/readyz'];
-
-/** A dataset route with its request counts, found by path. */
+/** A dataset route with its request metrics (the Express route's, shared), found by path. */
 interface ServedRoute {
   route: DatasetRoute;
-  counts: StatusCounts;
+  metrics: RouteMetrics;
 }
 
 /**
@@ -133,18 +137,19 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     responses,
     versions,
   });
-  const metrics = new RefsyncApiMetrics({
-    servedVersion: () => versions.current(),
-    storedVersion: () => deps.reader.currentVersion(),
-    cache: () => responses.usage(),
-  });
+  const metrics = new RefsyncApiMetrics(
+    {
+      servedVersion: () => versions.current(),
+      storedVersion: () => deps.reader.currentVersion(),
+      cache: () => responses.usage(),
+      ...deps.connections,
+    },
+    { defaultMetrics: deps.defaultMetrics },
+  );
+  // The fast path records its answers in the series of the Express route it stands in for.
   const servedByPath = new Map<string, ServedRoute>(
-    DATASET_ROUTES.map((route) => [route.path, { route, counts: metrics.route(route.path) }]),
+    DATASET_ROUTES.map((route) => [route.path, { route, metrics: metrics.http.route(route.path) }]),
   );
-  const otherCounts = new Map<string, StatusCounts>(
-    LABELLED_PATHS.map((path) => [path, metrics.route(path)]),
-  );
-  const unlabelledCounts = metrics.route('other');
 
   let subscription: Subscription | undefined;
   let stopReconnectRefresh: (() => void) | undefined;
@@ -252,6 +257,9 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     errorFormatter: problemDetailsFormatter,
     health: deps.health,
     quietPaths: ['/health', '/livez', '/readyz', '/metrics'],
+    // Requests counted by route template; /metrics served without a key (see README).
+    metrics: metrics.http,
+    serveMetrics: deps.serveMetrics,
     routes(app) {
       for (const route of DATASET_ROUTES) app.get(route.path, datasetHandler(route));
       // Schemas only, no data: readable without a key (see README, "Authentication").
@@ -271,11 +279,6 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
           }),
         );
       });
-      // Operational figures, no data: scraped without a key, like the probes (see README).
-      app.get('/metrics', async (_req, res) => {
-        const body = await metrics.registry.metrics();
-        res.set('Content-Type', metrics.registry.contentType).send(body);
-      });
     },
   });
 
@@ -288,6 +291,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
 
   /** Answers a cached body or a 304 from memory, or returns false; never throws. */
   function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
+    const start = performance.now();
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
     const url = req.url ?? '/';
@@ -308,11 +312,10 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     if (response) {
       writeCached(res, response, { name: REQUEST_ID_HEADER, value: requestId });
       metrics.cache.hits++;
-      served.counts.count(200);
     } else {
       writeNotModified(res, resolved.etag as string, { name: REQUEST_ID_HEADER, value: requestId });
-      served.counts.count(304);
     }
+    served.metrics.record(method, res.statusCode, (performance.now() - start) / 1000);
     // Debug: at info, one line per cached read would cost more than serving it (see README).
     if (debugEnabled) {
       logger.debug(
@@ -330,13 +333,6 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     return true;
   }
 
-  /** Counts an Express answer by its route label once it is sent (not on the fast path). */
-  function countWhenFinished(req: IncomingMessage, res: ServerResponse): void {
-    const path = pathOf(req.url ?? '/');
-    const counts = servedByPath.get(path)?.counts ?? otherCounts.get(path) ?? unlabelledCounts;
-    res.once('finish', () => counts.count(res.statusCode));
-  }
-
   const app = ((req: IncomingMessage, res: ServerResponse) => {
     let served = false;
     try {
@@ -345,7 +341,6 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       logger.error({ err }, 'fast path failed; falling back to the Express app');
     }
     if (served || res.headersSent) return;
-    countWhenFinished(req, res);
     expressApp(req, res);
   }) as RefsyncApp;
 

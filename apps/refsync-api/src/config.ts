@@ -22,6 +22,11 @@ export const refsyncApiEnvSchema = z
     ...commonEnvShape,
     REFSYNC_API_PORT: envPort(3002),
     REFSYNC_API_HOST: z.string().default('0.0.0.0'),
+    /**
+     * Set: /metrics is served on this port of its own (same host) and no longer on the API port,
+     * so the proxy in front of the API need not block it. Unset (default): on the API port.
+     */
+    REFSYNC_API_METRICS_PORT: envPort().optional(),
     /** Comma-separated `<client name>:<sha256 hex of the key>`; see `npm run refsync-keys`. */
     REFSYNC_API_KEYS: apiKeysSchema,
     /** Upper bound of the response cache (serialised and compressed bodies), in bytes. */

@@ -2,11 +2,18 @@ import { createRefsyncReadRepository, registerRefsyncModels } from '@nhp/refsync
 import { loadConfigOrExit } from '@nhp/shared-config';
 import { healthRouter } from '@nhp/shared-health';
 import { closeServer, listen } from '@nhp/shared-http';
+import { metricsListener } from '@nhp/shared-metrics';
 import { createLogger } from '@nhp/shared-logger';
-import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
+import {
+  connectNats,
+  drainNats,
+  natsIsConnected,
+  type NatsConnection,
+} from '@nhp/shared-messaging';
 import {
   closeMongo,
   connectMongo,
+  mongoIsConnected,
   mongoOptionsFromConfig,
   prepareIndexes,
 } from '@nhp/shared-persistence';
@@ -51,6 +58,11 @@ async function main(): Promise<void> {
     health: healthRouter(health, { probes: true }),
     cacheMaxBytes: config.REFSYNC_CACHE_MAX_BYTES,
     versionCheckIntervalMs: config.REFSYNC_VERSION_CHECK_INTERVAL_MS,
+    connections: {
+      mongodb: () => mongoIsConnected(connection),
+      nats: () => natsIsConnected(nats),
+    },
+    serveMetrics: config.REFSYNC_API_METRICS_PORT === undefined,
   });
   const version = await app.warmUp();
   natsConnecting.then(
@@ -70,9 +82,20 @@ async function main(): Promise<void> {
     ...config,
     errorsFrom: app.express,
   });
+  // /metrics on a port of its own when one is configured (README, "Metrics").
+  const metricsServer =
+    config.REFSYNC_API_METRICS_PORT === undefined
+      ? undefined
+      : await listen(
+          metricsListener(app.metrics.registry),
+          config.REFSYNC_API_METRICS_PORT,
+          config.REFSYNC_API_HOST,
+          config,
+        );
   logger.info(
     {
       port: config.REFSYNC_API_PORT,
+      metricsPort: config.REFSYNC_API_METRICS_PORT,
       host: config.REFSYNC_API_HOST,
       dataVersion: version,
       apiClients: keys.map((k) => k.client),
@@ -99,7 +122,15 @@ async function main(): Promise<void> {
           health.markShuttingDown();
         },
       },
-      { name: 'http', run: () => closeServer(server, config.SHUTDOWN_TIMEOUT_MS) },
+      {
+        name: 'http',
+        run: async () => {
+          await Promise.all([
+            closeServer(server, config.SHUTDOWN_TIMEOUT_MS),
+            metricsServer && closeServer(metricsServer, 1000),
+          ]);
+        },
+      },
       { name: 'refsync-api', run: () => app.close() },
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(connection) },

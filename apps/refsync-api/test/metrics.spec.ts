@@ -1,3 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { metricsListener } from '@nhp/shared-metrics';
+import { Scrape } from '@nhp/shared-testing';
 import request from 'supertest';
 import { put, startHarness, tg, TEST_KEY, type Harness } from './support/harness';
 
@@ -12,14 +16,17 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-/** The value of one sample of the Prometheus text format, e.g. `name{a="b"}`; undefined if absent. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+const REQUESTS = 'refsync_api_http_requests_total';
+const DURATION = 'refsync_api_http_request_duration_seconds';
+
+async function scrape(app: ReturnType<Harness['app']>): Promise<Scrape> {
+  const res = await request(app).get('/metrics').expect(200);
+  expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  return new Scrape(res.text);
 }
 
 describe('GET /metrics', () => {
-  it('when requests were answered by either path, then they are counted by route and status, with cache hits, misses and bytes', async () => {
+  it('when requests were answered by either path, then they are counted once each by route template and status class, with durations, cache hits, misses and bytes', async () => {
     const app = harness.app();
     await app.warmUp();
     const path = '/api/v1/treatmentGroup';
@@ -29,33 +36,44 @@ describe('GET /metrics', () => {
       .get(path)
       .set('X-API-KEY', TEST_KEY)
       .set('If-None-Match', first.headers['etag'] as string)
-      .expect(304);
+      .expect(304); // fast path
     await request(app).get(path).set('X-API-KEY', 'wrong').expect(401);
-    await request(app).get('/nowhere').expect(404);
+    await request(app).get('/nowhere/01010012345').expect(404);
 
-    const res = await request(app).get('/metrics').expect(200);
-    expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    const text = res.text;
-    expect(sample(text, `refsync_api_requests_total{route="${path}",status="200"}`)).toBe(2);
-    expect(sample(text, `refsync_api_requests_total{route="${path}",status="304"}`)).toBe(1);
-    expect(sample(text, `refsync_api_requests_total{route="${path}",status="401"}`)).toBe(1);
+    const metrics = await scrape(app);
+    const at = (status_class: string, route = path) =>
+      metrics.value(REQUESTS, { method: 'GET', route, status_class });
+    expect(at('2xx')).toBe(2);
+    expect(at('3xx')).toBe(1);
+    expect(at('4xx')).toBe(1);
+    // The fast path's answers and Express's land in the same histogram series.
+    expect(
+      metrics.histogram(DURATION, { method: 'GET', route: path, status_class: '2xx' })?.count,
+    ).toBe(2);
+    expect(metrics.histogram(DURATION, { route: path, status_class: '3xx' })?.buckets['+Inf']).toBe(
+      1,
+    );
     // Unknown paths share one label, so clients cannot grow the series without bound.
-    expect(sample(text, 'refsync_api_requests_total{route="other",status="404"}')).toBe(1);
-    expect(text).not.toContain('/nowhere');
-    expect(sample(text, 'refsync_api_cache_hits_total')).toBe(1);
-    expect(sample(text, 'refsync_api_cache_misses_total')).toBe(1);
-    expect(sample(text, 'refsync_api_cache_bytes')).toBeGreaterThan(first.text.length);
+    expect(at('4xx', 'unmatched')).toBe(1);
+    expect(metrics.text).not.toContain('/nowhere');
+    expect(metrics.text).not.toContain('01010012345');
+    expect(metrics.family('refsync_api_requests_total')).toBeUndefined();
+    expect(metrics.value('refsync_api_cache_hits_total')).toBe(1);
+    expect(metrics.value('refsync_api_cache_misses_total')).toBe(1);
+    expect(metrics.value('refsync_api_cache_bytes')).toBeGreaterThan(first.text.length);
     // supertest asks for gzip: the gzip body and the identity body it was compressed from.
-    expect(sample(text, 'refsync_api_cache_entries')).toBe(2);
-    expect(sample(text, 'refsync_api_data_version')).toBe(1);
-    expect(sample(text, 'refsync_api_data_version_lag')).toBe(0);
+    expect(metrics.value('refsync_api_cache_entries')).toBe(2);
+    expect(metrics.value('refsync_api_data_version')).toBe(1);
+    expect(metrics.value('refsync_api_data_version_lag')).toBe(0);
+    expect(metrics.value('refsync_api_mongodb_connected')).toBe(1);
+    expect(metrics.value('refsync_api_nats_connected')).toBe(1);
 
     // A second scrape counts only what happened since: counters never double.
     await request(app).get(path).set('X-API-KEY', TEST_KEY).expect(200);
-    const again = (await request(app).get('/metrics').expect(200)).text;
-    expect(sample(again, `refsync_api_requests_total{route="${path}",status="200"}`)).toBe(3);
-    expect(sample(again, 'refsync_api_cache_hits_total')).toBe(2);
-    expect(sample(again, 'refsync_api_requests_total{route="/metrics",status="200"}')).toBe(1);
+    const again = await scrape(app);
+    expect(again.value(REQUESTS, { route: path, status_class: '2xx' })).toBe(3);
+    expect(again.value('refsync_api_cache_hits_total')).toBe(2);
+    expect(again.value(REQUESTS, { route: '/metrics', status_class: '2xx' })).toBe(1);
   });
 
   it('when storage has a version the service has not read yet, then the version lag says how many', async () => {
@@ -63,8 +81,22 @@ describe('GET /metrics', () => {
     await app.warmUp();
     const served = app.versions.current() as number;
     await harness.commit({ treatmentGroup: [put(tg('TG-2', 'Metformin'))] }); // no event
-    const text = (await request(app).get('/metrics').expect(200)).text;
-    expect(sample(text, 'refsync_api_data_version')).toBe(served);
-    expect(sample(text, 'refsync_api_data_version_lag')).toBe(1);
+    const metrics = await scrape(app);
+    expect(metrics.value('refsync_api_data_version')).toBe(served);
+    expect(metrics.value('refsync_api_data_version_lag')).toBe(1);
+  });
+
+  it('when /metrics moves to a port of its own, then the API port answers 404 for it and the metrics listener serves it', async () => {
+    const app = harness.app({ serveMetrics: false });
+    await request(app).get('/metrics').expect(404);
+    const server: Server = createServer(metricsListener(app.metrics.registry));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(new Scrape(body).value(REQUESTS, { route: 'unmatched', status_class: '4xx' })).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -25,7 +25,12 @@ import {
   withReplicas,
   type NatsConnection,
 } from '@nhp/shared-messaging';
-import { connectMongo, mongoOptionsFromConfig, prepareIndexes } from '@nhp/shared-persistence';
+import {
+  connectMongo,
+  mongoIsConnected,
+  mongoOptionsFromConfig,
+  prepareIndexes,
+} from '@nhp/shared-persistence';
 import type { ImporterConfig } from './config';
 
 export function createSources(
@@ -55,6 +60,8 @@ export interface ImporterContextOptions {
   connectToNats?: boolean;
   /** The run coordinator's clock (tests move it to let a lease expire). */
   now?: ImporterOptions['now'];
+  /** prom-client's process metrics (default true; tests that start many contexts turn them off). */
+  defaultMetrics?: boolean;
 }
 
 /**
@@ -112,6 +119,22 @@ export async function createImporterContext(options: ImporterContextOptions) {
       return undefined;
     });
 
+  const metrics = createImporterMetrics(
+    {
+      lastCommittedVersion: async () => (await writeRepo.readState()).version,
+      // The state document's outbox, oldest first (one document, trimmed); not tried while
+      // MongoDB is known down, so a scrape shows the last values at once.
+      async outboxBacklog() {
+        if (!mongoIsConnected(conn)) throw new Error('MongoDB is not connected');
+        const pending = await writeRepo.pendingEvents();
+        return { pending: pending.length, oldestCreatedAt: pending[0]?.createdAt };
+      },
+      natsConnected: () => natsIsConnected(nc),
+      mongodbConnected: () => mongoIsConnected(conn),
+    },
+    { defaultMetrics: options.defaultMetrics },
+  );
+
   // Ensures the stream before its first publish unless provisioned above, and again after a
   // failed publish (the stream may have been lost with a NATS server).
   const publisher = createOutboxPublisher({
@@ -119,13 +142,8 @@ export async function createImporterContext(options: ImporterContextOptions) {
     nats: () => nc,
     logger,
     stream,
+    events: metrics.events,
     ...options.publishBackoff,
-  });
-
-  const metrics = createImporterMetrics({
-    lastCommittedVersion: async () => (await writeRepo.readState()).version,
-    pendingEvents: async () => (await writeRepo.pendingEvents()).length,
-    natsConnected: () => natsIsConnected(nc),
   });
   const instance = instanceId();
   const sources = createSources(config, logger);

@@ -67,12 +67,9 @@ export function createProbeApp(options: ProbeAppOptions) {
     errorFormatter: problemDetailsFormatter,
     health: healthRouter(health, { probes: true }),
     quietPaths: ['/health', '/livez', '/readyz', '/metrics'],
+    // Requests counted by route template, and GET /metrics (no token: figures, no data).
+    metrics: options.metrics.http,
     routes: (router) => {
-      router.get('/metrics', async (_req, res) => {
-        const body = await options.metrics.registry.metrics();
-        res.set('Content-Type', options.metrics.registry.contentType).send(body);
-      });
-
       router.get('/sync/:runId', async (req, res) => {
         requireAdmin(req);
         const run = await options.runs.get(String(req.params['runId']));

@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { freePort, startNatsServer, useTestInfra, withDatabase } from '@nhp/shared-testing';
+import { SYNC_COMPLETED_EVENT_TYPE } from '@nhp/refsync-contracts';
+import {
+  freePort,
+  scrapeMetrics,
+  startNatsServer,
+  useTestInfra,
+  withDatabase,
+} from '@nhp/shared-testing';
 import { eventually, rg, tg, upstreamDir, writeUpstream } from './helpers';
 
 const infra = useTestInfra();
@@ -199,7 +206,7 @@ describe('refsync-importer command line (child processes)', () => {
     expect((await worker.finished).code).toBe(0);
   }, 60_000);
 
-  it('when NATS is unreachable, then the worker is still ready (MongoDB only) and /metrics shows NATS down', async () => {
+  it('when NATS is unreachable, then the worker is still ready (MongoDB only), its start-up sync commits, and /metrics shows NATS down, the event waiting in the outbox and the failed publishes', async () => {
     const port = await freePort();
     const natsPort = await freePort();
     const worker = importer([], {
@@ -217,8 +224,27 @@ describe('refsync-importer command line (child processes)', () => {
       const readyz = await (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
       expect(readyz).toMatchObject({ status: 'degraded', degraded: ['nats'] });
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      expect(metrics).toMatch(/^refsync_importer_nats_connected 0$/m);
+      const base = `http://127.0.0.1:${port}`;
+      // The start-up sync of the empty store commits; its event cannot be published.
+      const metrics = await eventually(async () => {
+        const scrape = await scrapeMetrics(base);
+        return (scrape.value('refsync_importer_events_publish_failed_total', {
+          type: SYNC_COMPLETED_EVENT_TYPE,
+        }) ?? 0) > 0 && scrape.value('refsync_importer_outbox_pending_events') === 1
+          ? scrape
+          : undefined;
+      }, 'the start-up sync to commit and its publish to fail');
+      expect(metrics.value('refsync_importer_nats_connected')).toBe(0);
+      expect(metrics.value('refsync_importer_mongodb_connected')).toBe(1);
+      expect(metrics.value('refsync_importer_runs_total', { outcome: 'committed' })).toBe(1);
+      expect(
+        metrics.value('refsync_importer_outbox_oldest_pending_age_seconds'),
+      ).toBeGreaterThanOrEqual(0);
+      expect(
+        metrics.value('refsync_importer_events_published_total', {
+          type: SYNC_COMPLETED_EVENT_TYPE,
+        }),
+      ).toBe(0);
     } finally {
       worker.child.kill('SIGTERM');
     }

@@ -115,6 +115,8 @@ export async function startContext(
     config,
     logger: quietLogger(),
     publishBackoff: { baseDelayMs: 20, maxDelayMs: 200 },
+    // Many contexts in one process: no process metrics for each.
+    defaultMetrics: false,
     ...options,
   });
 }

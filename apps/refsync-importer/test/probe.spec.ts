@@ -1,10 +1,13 @@
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
 import { mongoPing } from '@nhp/shared-persistence';
 import { natsIsConnected } from '@nhp/shared-messaging';
-import { useTestInfra } from '@nhp/shared-testing';
+import { Scrape, useTestInfra } from '@nhp/shared-testing';
+import { SYNC_COMPLETED_EVENT_TYPE } from '@nhp/refsync-contracts';
 import type { ImporterContext } from '../src/context';
 import { createProbeApp } from '../src/probe-app';
 import {
@@ -137,20 +140,66 @@ describe('probe server', () => {
     }
   });
 
-  it('when /metrics is scraped, then it serves runs by outcome, items by kind, duration, the committed version and pending events', async () => {
+  it('when a sync commits and its event is published, then /metrics counts the run, its items, the event and the requests by route, with an empty outbox and both connections up', async () => {
+    const before = new Scrape((await request(app).get('/metrics').expect(200)).text);
+    const committedBefore = before.value('refsync_importer_runs_total', { outcome: 'committed' });
+    const publishedBefore = before.value('refsync_importer_events_published_total', {
+      type: SYNC_COMPLETED_EVENT_TYPE,
+    });
+    // One item more than upstream has now (whatever earlier tests left there): a committed run.
+    const current = JSON.parse(await readFile(join(files.dir, 'tg.json'), 'utf8')) as unknown[];
+    await writeUpstream(files.dir, 'tg.json', [...current, tg(`M${Date.now()}`)]);
     await ctx.importer.run({ trigger: 'cli' });
+    const version = (await ctx.writeRepo.readState()).version;
+    // What the worker's publisher loop does after a commit (earlier tests' events go out too).
+    const published = await ctx.publisher.publishPending();
+    expect(published).toMatchObject({ pending: 0, duplicates: 0 });
+    expect(published.published).toBeGreaterThanOrEqual(1);
+    await request(app).post('/sync').expect(401);
+    await request(app).get('/nope/01010012345').expect(404);
+
     const res = await request(app).get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
-    const version = (await ctx.writeRepo.readState()).version;
-    expect(res.text).toMatch(/refsync_importer_runs_total\{outcome="committed"\} [1-9]/);
-    expect(res.text).toMatch(
-      /refsync_importer_items_total\{dataset="treatmentGroup",kind="added"\} [1-9]/,
+    const metrics = new Scrape(res.text);
+    expect(metrics.value('refsync_importer_runs_total', { outcome: 'committed' })).toBe(
+      (committedBefore ?? 0) + 1,
     );
-    expect(res.text).toMatch(
-      /refsync_importer_run_duration_seconds_count\{outcome="committed"\} [1-9]/,
-    );
-    expect(res.text).toContain(`refsync_importer_last_committed_version ${version}`);
-    expect(res.text).toMatch(/refsync_importer_pending_events \d+/);
+    expect(
+      metrics.value('refsync_importer_items_total', { dataset: 'treatmentGroup', kind: 'added' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metrics.histogram('refsync_importer_run_duration_seconds', { outcome: 'committed' })?.count,
+    ).toBe((committedBefore ?? 0) + 1);
+    expect(metrics.value('refsync_importer_last_committed_version')).toBe(version);
+    expect(
+      metrics.value('refsync_importer_events_published_total', { type: SYNC_COMPLETED_EVENT_TYPE }),
+    ).toBe((publishedBefore ?? 0) + published.published);
+    expect(metrics.value('refsync_importer_outbox_pending_events')).toBe(0);
+    expect(metrics.value('refsync_importer_outbox_oldest_pending_age_seconds')).toBe(0);
+    expect(metrics.value('refsync_importer_nats_connected')).toBe(1);
+    expect(metrics.value('refsync_importer_mongodb_connected')).toBe(1);
+    // The old name is gone (README: renamed metrics).
+    expect(metrics.family('refsync_importer_pending_events')).toBeUndefined();
+    expect(
+      metrics.value('refsync_importer_http_requests_total', {
+        method: 'POST',
+        route: '/sync',
+        status_class: '4xx',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metrics.value('refsync_importer_http_requests_total', {
+        route: '/metrics',
+        status_class: '2xx',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metrics.value('refsync_importer_http_requests_total', {
+        route: 'unmatched',
+        status_class: '4xx',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(metrics.text).not.toContain('01010012345');
   });
 
   it('when an unknown path is requested, then it is a problem-details 404', async () => {

@@ -212,6 +212,42 @@ export async function devIssuerAuthEnv(port: number): Promise<Record<string, str
   return { PRIVACY_AUTH_ISSUER: issuer, PRIVACY_AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks` };
 }
 
+/** What privacy-api is told to trust, and the issuer process when the stack runs one. */
+export interface PrivacyIssuer {
+  /** PRIVACY_AUTH_* for privacy-api. */
+  env: Record<string, string>;
+  /** The development issuer's process, when started. */
+  child?: ChildProcess;
+  /** Its line in the stack's summary. */
+  summaryLine?: string;
+}
+
+/**
+ * Starts the development OpenID provider when wanted (wantsDevIssuer) and says what privacy-api
+ * must trust: the issuer's JWKS URL, or else the configured issuer or the development key file.
+ * `onExit` is called if the issuer stops while the stack runs. Both `npm start` and
+ * `npm start -- --ha` run privacy-api behind it.
+ */
+export async function startPrivacyIssuer(
+  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
+): Promise<PrivacyIssuer> {
+  if (!wantsDevIssuer()) return { env: await privacyAuthEnv() };
+  const port = portOf(devIssuerApp);
+  const child = spawnApp(devIssuerApp, port, devIssuerApp.name, {});
+  child.once('exit', onExit);
+  const healthy = await waitHealthy(
+    `http://127.0.0.1:${port}/.well-known/openid-configuration`,
+    child,
+    90_000,
+  );
+  if (!healthy) throw new Error(`the development issuer did not start on port ${port}`);
+  return {
+    env: await devIssuerAuthEnv(port),
+    child,
+    summaryLine: `  ${devIssuerApp.name.padEnd(17)} http://localhost:${port}  development OpenID provider (clients: npm run privacy-issuer -- register --help)`,
+  };
+}
+
 /**
  * MongoDB at MONGO_URL, or the project's MongoDB-compatible server (one process, no replica set)
  * with its data in `<DEV_DATA_DIR>/mongo`. Its stop is also pushed onto `started`.

@@ -18,7 +18,8 @@ import {
   apps,
   dataDir,
   portOf,
-  privacyAuthEnv,
+  devIssuerApp,
+  startPrivacyIssuer,
   say,
   seedPrivacySampleData,
   spawnApp,
@@ -60,17 +61,16 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
     NATS_URL: natsUrl,
     NATS_STREAM_REPLICAS: process.env['NATS_STREAM_REPLICAS'] ?? '3',
   };
-  const appEnv: Record<string, Record<string, string>> = {
-    'privacy-api': { ...(await privacyAuthEnv()), PRIVACY_DPOP_REPLAY_STORE: 'nats' },
-  };
-
   const instances: Instance[] = [];
   let stopping = false;
+  // Set once the issuer runs; stopAll, defined before, stops it.
+  const issuer: { child?: ChildProcess } = {};
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping…');
     await Promise.all(instances.map((i) => stopChild(i.child, 15_000)));
+    if (issuer.child) await stopChild(issuer.child, 15_000);
     await mongo.stop();
     await cluster?.dispose();
     say('stopped');
@@ -78,6 +78,17 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+
+  // The instances of privacy-api trust the development issuer as npm start's does.
+  const privacyIssuer = await startPrivacyIssuer((code, signal) => {
+    if (stopping) return;
+    say(`${devIssuerApp.name} exited (${signal ?? code}); stopping the stack`);
+    void stopAll(1);
+  });
+  issuer.child = privacyIssuer.child;
+  const appEnv: Record<string, Record<string, string>> = {
+    'privacy-api': { ...privacyIssuer.env, PRIVACY_DPOP_REPLAY_STORE: 'nats' },
+  };
 
   const start = (app: AppSpec, n: number): Instance => {
     const port = portOf(app) + (n - 1) * PORT_STEP;
@@ -134,6 +145,7 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
     [
       'highly available stack is up (Ctrl-C stops everything):',
       ...lines,
+      ...(privacyIssuer.summaryLine ? [privacyIssuer.summaryLine] : []),
       `  MongoDB           ${mongo.url}  (one server: no replica set locally)`,
       ...nats,
       `  streams and the DPoP bucket have ${common['NATS_STREAM_REPLICAS']} replicas; no load balancer: each instance answers on its own port`,

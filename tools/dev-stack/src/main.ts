@@ -18,16 +18,14 @@ import {
   apps,
   dataDir,
   devIssuerApp,
-  devIssuerAuthEnv,
   portOf,
-  privacyAuthEnv,
   say,
   seedPrivacySampleData,
   spawnApp,
   startMongo,
+  startPrivacyIssuer,
   stopChild,
   waitHealthy,
-  wantsDevIssuer,
   type AppSpec,
 } from './common';
 import { startHaStack } from './ha';
@@ -55,7 +53,8 @@ async function main(): Promise<void> {
   const mongoUrl = mongo.url;
 
   const children = new Map<string, ChildProcess>();
-  let issuer: ChildProcess | undefined;
+  // Set once the issuer runs; stopAll, defined before, stops it.
+  const issuer: { child?: ChildProcess } = {};
   let stopping = false;
 
   const stopAll = async (code: number) => {
@@ -63,7 +62,7 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping…');
     await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
-    if (issuer) await stopChild(issuer, 15_000);
+    if (issuer.child) await stopChild(issuer.child, 15_000);
     await mongo.stop();
     await nats?.dispose();
     say('stopped');
@@ -72,29 +71,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  let issuerLine: string | undefined;
-  let privacyAuth: Record<string, string>;
-  if (wantsDevIssuer()) {
-    const port = portOf(devIssuerApp);
-    issuer = spawnApp(devIssuerApp, port, devIssuerApp.name, {});
-    const started = issuer;
-    started.once('exit', (code, signal) => {
-      if (stopping) return;
-      say(`${devIssuerApp.name} exited (${signal ?? code}); stopping the stack`);
-      void stopAll(1);
-    });
-    const healthy = await waitHealthy(
-      `http://127.0.0.1:${port}/.well-known/openid-configuration`,
-      started,
-      90_000,
-    );
-    if (!healthy) throw new Error(`the development issuer did not start on port ${port}`);
-    privacyAuth = await devIssuerAuthEnv(port);
-    issuerLine = `  ${devIssuerApp.name.padEnd(17)} http://localhost:${port}  development OpenID provider (clients: npm run privacy-issuer -- register --help)`;
-  } else {
-    privacyAuth = await privacyAuthEnv();
-  }
-  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': privacyAuth };
+  const privacyIssuer = await startPrivacyIssuer((code, signal) => {
+    if (stopping) return;
+    say(`${devIssuerApp.name} exited (${signal ?? code}); stopping the stack`);
+    void stopAll(1);
+  });
+  issuer.child = privacyIssuer.child;
+  const appEnv: Record<string, Record<string, string>> = { 'privacy-api': privacyIssuer.env };
 
   for (const app of apps) {
     const child = spawnApp(app, portOf(app), app.name, {
@@ -121,7 +104,7 @@ async function main(): Promise<void> {
     // privacy-api has created its built-in data: add the sample data (idempotent, dev only).
     if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
-  if (issuerLine) summary.push(issuerLine);
+  if (privacyIssuer.summaryLine) summary.push(privacyIssuer.summaryLine);
   say(
     `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
   );

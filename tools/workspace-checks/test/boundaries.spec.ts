@@ -65,6 +65,14 @@ describe('module boundaries', () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 
+  it('when the shared metrics lib imports a privacy lib, then lint fails', async () => {
+    const errors = await boundaryErrors(
+      'libs/shared/metrics/src/violation.ts',
+      "import { REFUSED_CODE } from '@nhp/privacy-auth';\nexport const x = REFUSED_CODE;\n",
+    );
+    expect(errors.length).toBeGreaterThan(0);
+  });
+
   it('when an app imports a tool, then lint fails; when its tests do, then lint passes', async () => {
     const code =
       "import { sampleDataPath } from '@nhp/refsync-sample-data';\nexport const x = sampleDataPath;\n";

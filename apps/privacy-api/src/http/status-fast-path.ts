@@ -3,6 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import { setCaller, type AuthRequest, type Caller } from '@nhp/privacy-auth';
 import type { SettingsService } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
+import type { RouteMetrics } from '@nhp/shared-metrics';
 import {
   jsonBodyRefusal,
   REQUEST_ID_HEADER,
@@ -11,6 +12,7 @@ import {
 } from '@nhp/shared-http';
 import type { RequestHandler } from 'express';
 import { checkStatus, SETTINGS_PATHS, statusRequestSchema } from '../routes/settings';
+import type { PrivacyApiMetrics } from '../metrics';
 import { DEBUG_HEADER } from './debug-header';
 
 /**
@@ -131,6 +133,8 @@ export interface StatusFastPathDeps {
   trustProxy: boolean | number | string;
   /** The app behind the fast path. */
   express: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Its answers are counted in the same request metrics as Express's, and as fast status checks. */
+  metrics?: Pick<PrivacyApiMetrics, 'http' | 'statusChecks'>;
 }
 
 export interface StatusFastPathStats {
@@ -148,13 +152,23 @@ export interface StatusFastPath {
 
 export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
   const { logger, express } = deps;
-  const status = SETTINGS_PATHS.status.toLowerCase();
-  // Routing is case-insensitive and ignores one trailing slash (Express's defaults).
-  const paths = new Set(
-    [status, ...(deps.basePath ? [`${deps.basePath}${status}`.toLowerCase()] : [])].flatMap(
-      (path) => [path, `${path}/`],
-    ),
+  // Routing is case-insensitive and ignores one trailing slash (Express's defaults). Each path
+  // maps to its route template as mounted, the request metrics' label of the Express route.
+  const templates = [
+    SETTINGS_PATHS.status,
+    ...(deps.basePath ? [`${deps.basePath}${SETTINGS_PATHS.status}`] : []),
+  ];
+  const paths = new Map<string, RouteMetrics | undefined>(
+    templates.flatMap((template) => {
+      const route = deps.metrics?.http.route(template);
+      const path = template.toLowerCase();
+      return [
+        [path, route],
+        [`${path}/`, route],
+      ];
+    }),
   );
+  const statusChecks = deps.metrics?.statusChecks;
   const enabled = !deps.trustProxy;
   const writeRequestLine = requestLineWriter(logger);
   const counts: StatusFastPathStats = { answered: 0, handedOver: 0 };
@@ -206,7 +220,12 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     });
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    start: number,
+    startedAt: number,
+  ): Promise<void> {
     const url = req.url as string;
     const headers = req.headers;
     const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
@@ -284,6 +303,8 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }
     counts.answered++;
     res.end(json);
+    paths.get(url.toLowerCase())?.record('POST', 200, (performance.now() - startedAt) / 1000);
+    statusChecks?.inc('fast');
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -292,7 +313,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       return;
     }
     const start = Date.now();
-    answer(req, res, start).catch((err: unknown) => {
+    answer(req, res, start, performance.now()).catch((err: unknown) => {
       // A fault of the fast path itself (a bug): Express answers if it still can.
       logger.error({ err }, 'status fast path failed');
       if (!res.headersSent) {

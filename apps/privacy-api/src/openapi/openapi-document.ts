@@ -271,6 +271,17 @@ const publicOperations: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary:
+      'Prometheus metrics, text format (no token needed: operational figures, no personal data); on PRIVACY_API_METRICS_PORT instead when that is set',
+    tag: 'probes',
+    access: 'public',
+    success: { status: 200, description: 'Prometheus text exposition format 0.0.4.' },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     operationId: 'openApiDocument',
     summary: 'This OpenAPI 3.1 document (no token needed: it holds no data)',

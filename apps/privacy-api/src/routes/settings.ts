@@ -17,8 +17,15 @@ import {
   type SettingsStore,
 } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { asCaller } from '../http/caller';
+import type { PrivacyApiMetrics } from '../metrics';
+
+/** The counters the settings routes keep. */
+export type SettingsRouteMetrics = Pick<
+  PrivacyApiMetrics,
+  'settingWrites' | 'statusChecks' | 'activeCitizensPages'
+>;
 
 /** What the settings routes need from the PrivacyContext. */
 export interface SettingsRouteDeps {
@@ -79,11 +86,28 @@ export function checkStatus(
 export function createSettingsRoutes(
   deps: SettingsRouteDeps,
   service: SettingsService = createSettingsServiceFor(deps),
+  metrics?: SettingsRouteMetrics,
 ): Router {
   const router = Router();
+  /** The outcome of each answered write, for the write counter. */
+  const writeOutcomes = new WeakMap<Response, 'endret' | 'ikkeEndret'>();
 
   router.post(
     SETTINGS_PATHS.set,
+    // Counted once answered: endret or ikkeEndret as the answer says, refused for any 4xx here
+    // (scope, contract, rules); a 5xx is no verdict on the write and shows in the request metrics.
+    (_req, res, next) => {
+      if (metrics) {
+        res.once('finish', () => {
+          const outcome = writeOutcomes.get(res);
+          if (outcome) metrics.settingWrites.inc(outcome);
+          else if (res.statusCode >= 400 && res.statusCode < 500) {
+            metrics.settingWrites.inc('refused');
+          }
+        });
+      }
+      next();
+    },
     requireScope('write', 401),
     validate(
       { body: settInnbyggersPersonvernInnstillingV2RequestSchema },
@@ -92,6 +116,7 @@ export function createSettingsRoutes(
         const response = await asCaller(callerOf(req), (actor) =>
           service.set({ actor, ...(requestId ? { requestId } : {}) }, body),
         );
+        writeOutcomes.set(res, response.instansEndret);
         res.status(200).json(response);
       },
     ),
@@ -101,7 +126,9 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.status,
     requireScope('read', 401),
     validate({ body: statusRequestSchema }, async ({ body }, req, res) => {
-      res.status(200).json(await checkStatus(service, callerOf(req), body));
+      const status = await checkStatus(service, callerOf(req), body);
+      metrics?.statusChecks.inc('express');
+      res.status(200).json(status);
     }),
   );
 
@@ -129,9 +156,9 @@ export function createSettingsRoutes(
     validate(
       { query: hentInnbyggereAktivePiForDefinisjonV2QuerySchema },
       async ({ query }, req, res) => {
-        res
-          .status(200)
-          .json(await asCaller(callerOf(req), (actor) => service.activeCitizens(actor, query)));
+        const page = await asCaller(callerOf(req), (actor) => service.activeCitizens(actor, query));
+        metrics?.activeCitizensPages.inc();
+        res.status(200).json(page);
       },
     ),
   );

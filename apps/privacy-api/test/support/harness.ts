@@ -25,7 +25,7 @@ import {
   natsIsConnected,
   type NatsConnection,
 } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo, mongoPing } from '@nhp/shared-persistence';
+import { closeMongo, connectMongo, mongoIsConnected, mongoPing } from '@nhp/shared-persistence';
 import {
   LogCapture as SharedLogCapture,
   startTestInfra,
@@ -36,6 +36,7 @@ import type { Connection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { ensureBuiltIns } from '../../src/bootstrap';
 import { createPrivacyContext, type PrivacyContext, type PrivacyOptions } from '../../src/context';
+import type { PrivacyApiMetrics } from '../../src/metrics';
 import { definitionFromTemplate } from '../../src/definitions/definition-use-cases';
 
 /** Template GUIDs (the decisions' table), by what they make. */
@@ -68,6 +69,8 @@ export interface HarnessOptions {
   auth?: Partial<PrivacyAuthOptions>;
   /** Default: a silent logger. Pass LogCapture's logger to inspect log lines. */
   logger?: Logger;
+  /** Metrics wired as main.ts wires them (event counters, gauges); default: the app's own. */
+  metrics?: PrivacyApiMetrics;
 }
 
 export interface PrivacyHarness {
@@ -144,6 +147,12 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
       clock: harnessOptions.clock,
       options: harnessOptions.options,
       cacheTtlMs: harnessOptions.cacheTtlMs ?? 0,
+      events: harnessOptions.metrics?.events,
+    });
+    harnessOptions.metrics?.watch({
+      mongodb: () => mongoIsConnected(connection),
+      nats: () => natsIsConnected(nats),
+      backlog: () => context.journal.backlog(),
     });
     await ensureJournalIndexes(connection);
     await ensureBuiltIns(context);
@@ -154,7 +163,12 @@ export function usePrivacyHarness(harnessOptions: HarnessOptions = {}): { get():
     const health = createHealth({
       checks: { mongo: () => mongoPing(connection), nats: () => natsIsConnected(nats) },
     });
-    const app = createApp({ context, health, authenticate: auth.authenticate });
+    const app = createApp({
+      context,
+      health,
+      authenticate: auth.authenticate,
+      metrics: harnessOptions.metrics,
+    });
 
     async function seedPart(part: Partial<Part> = {}): Promise<Part> {
       const seeded: Part = {

@@ -20,11 +20,12 @@ import {
   defineEvent,
   drainNats,
   ensureStream,
+  natsIsConnected,
   publishCloudEvent,
   type CloudEvent,
   type NatsConnection,
 } from '@nhp/shared-messaging';
-import { closeMongo, connectMongo } from '@nhp/shared-persistence';
+import { closeMongo, connectMongo, mongoIsConnected } from '@nhp/shared-persistence';
 import {
   LogCapture as SharedLogCapture,
   startTestInfra,
@@ -169,6 +170,12 @@ export async function startHarness(): Promise<Harness> {
         nats,
         cacheMaxBytes: 64 * 1024 * 1024,
         versionCheckIntervalMs: 3_600_000,
+        connections: {
+          mongodb: () => mongoIsConnected(connection),
+          nats: () => natsIsConnected(nats),
+        },
+        // Many apps in one process: the process metrics once would do, none is enough.
+        defaultMetrics: false,
         ...overrides,
       });
       apps.push(app);

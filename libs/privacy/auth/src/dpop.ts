@@ -41,6 +41,14 @@ import { ReplayTable } from './replay-table';
 
 export class ProofError extends Error {
   override readonly name = 'ProofError';
+
+  /** A replay: the proof passed every other check, but its jti was seen before. */
+  constructor(
+    message: string,
+    readonly replay = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -329,7 +337,7 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     const digest = createHash('sha256').update(`${input.jkt}:${jti}`).digest();
     const replayKey = ReplayTable.keyOf(digest);
     const claimed = seen.claim(replayKey, iat * 1000 + windowMs, input.nowMs);
-    if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before');
+    if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before', true);
     if (claimed === 'full') {
       throw new ReplayStoreUnavailableError(
         'the DPoP replay cache is full (dpop.replayCacheBytes): proofs are refused until entries expire',
@@ -349,7 +357,7 @@ export function createDpopVerifier(options: DpopOptions = {}) {
           `The DPoP replay store cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
         );
       }
-      if (!first) throw new ProofError('The DPoP proof has been used before');
+      if (!first) throw new ProofError('The DPoP proof has been used before', true);
     }
   };
 }

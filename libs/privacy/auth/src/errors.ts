@@ -11,6 +11,38 @@ export const ACCEPTED_ALGS = ['ES256', 'PS256', 'RS256'] as const;
 
 export type AuthScheme = 'Bearer' | 'DPoP';
 
+/**
+ * Why a request was refused, in a bounded set (a metrics label): the token's validity period
+ * (`exp`, `nbf`), its signature or key, its audience or issuer, a malformed header, token or
+ * claims, the DPoP proof (or the binding between token and proof), a proof used before, a
+ * missing scope (or the wrong kind of token), a missing grant, no credentials at all.
+ */
+export const AUTH_REFUSAL_REASONS = [
+  'expired',
+  'signature',
+  'audience',
+  'issuer',
+  'malformed',
+  'dpop_proof',
+  'replay',
+  'scope',
+  'grant',
+  'missing',
+] as const;
+export type AuthRefusalReason = (typeof AUTH_REFUSAL_REASONS)[number];
+
+const refusalReasons = new WeakMap<AppError, AuthRefusalReason>();
+
+/** The reason privacy-auth refused with this error; undefined for any other error. */
+export function authRefusalReason(err: unknown): AuthRefusalReason | undefined {
+  return err instanceof AppError ? refusalReasons.get(err) : undefined;
+}
+
+function withReason(err: AppError, reason: AuthRefusalReason): AppError {
+  refusalReasons.set(err, reason);
+  return err;
+}
+
 /** RFC 6750 / RFC 9449 error codes of a WWW-Authenticate challenge. */
 export type ChallengeError =
   'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'insufficient_scope';
@@ -51,15 +83,18 @@ export function wwwAuthenticate(challenge: Challenge = {}): string {
 /** 401: missing, malformed or badly signed credentials, or (expired) credentials that have expired. */
 export function unauthenticated(
   message: string,
-  challenge: Challenge & { expired?: boolean } = {},
+  challenge: Challenge & { expired?: boolean; reason: AuthRefusalReason },
 ): AppError {
-  return new AppError({
-    code: UNAUTHENTICATED_CODE,
-    status: 401,
-    message,
-    category: challenge.expired ? 'credentials-expired' : 'authentication',
-    headers: { 'WWW-Authenticate': wwwAuthenticate(challenge) },
-  });
+  return withReason(
+    new AppError({
+      code: UNAUTHENTICATED_CODE,
+      status: 401,
+      message,
+      category: challenge.expired ? 'credentials-expired' : 'authentication',
+      headers: { 'WWW-Authenticate': wwwAuthenticate(challenge) },
+    }),
+    challenge.reason,
+  );
 }
 
 /**
@@ -73,18 +108,21 @@ export function refused(
   scheme: AuthScheme,
   scope?: string,
 ): AppError {
-  return new AppError({
-    code: REFUSED_CODE,
-    status,
-    message,
-    category: 'authorization',
-    headers: {
-      'WWW-Authenticate': wwwAuthenticate({
-        scheme,
-        error: 'insufficient_scope',
-        description: message,
-        scope,
-      }),
-    },
-  });
+  return withReason(
+    new AppError({
+      code: REFUSED_CODE,
+      status,
+      message,
+      category: 'authorization',
+      headers: {
+        'WWW-Authenticate': wwwAuthenticate({
+          scheme,
+          error: 'insufficient_scope',
+          description: message,
+          scope,
+        }),
+      },
+    }),
+    'scope',
+  );
 }

@@ -24,9 +24,12 @@ export {
 export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
 export {
   ACCEPTED_ALGS,
+  AUTH_REFUSAL_REASONS,
+  authRefusalReason,
   REFUSED_CODE,
   UNAUTHENTICATED_CODE,
   UNAVAILABLE_CODE,
+  type AuthRefusalReason,
   type AuthScheme,
 } from './errors';
 export {

@@ -23,7 +23,13 @@ import {
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
-import { ACCEPTED_ALGS, UNAVAILABLE_CODE, unauthenticated, type AuthScheme } from './errors';
+import {
+  ACCEPTED_ALGS,
+  UNAVAILABLE_CODE,
+  unauthenticated,
+  type AuthRefusalReason,
+  type AuthScheme,
+} from './errors';
 
 export type JwksSource =
   /** The identity provider's JWKS endpoint: cached, refetched on an unknown `kid` (at most once per cooldown). */
@@ -252,6 +258,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'malformed token',
+        reason: 'malformed',
       });
     }
     const typ = typeof header.typ === 'string' ? header.typ.toLowerCase() : undefined;
@@ -260,6 +267,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'wrong token type',
+        reason: 'malformed',
       });
     }
 
@@ -292,6 +300,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme,
         error: 'invalid_token',
         description: 'malformed claims',
+        reason: 'malformed',
       });
     }
     verified?.set(hash, result);
@@ -308,12 +317,18 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         error: 'invalid_token',
         description: 'token expired',
         expired: true,
+        reason: 'expired',
       });
     }
     if (err instanceof joseErrors.JWTClaimValidationFailed) {
       return unauthenticated(
         `The access token is not accepted: its ${err.claim} claim does not match`,
-        { scheme, error: 'invalid_token', description: `${err.claim} claim not accepted` },
+        {
+          scheme,
+          error: 'invalid_token',
+          description: `${err.claim} claim not accepted`,
+          reason: claimReason(err.claim),
+        },
       );
     }
     if (remote && isJwksFetchFailure(err)) {
@@ -332,13 +347,20 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       scheme,
       error: 'invalid_token',
       description: 'invalid token',
+      // A token that is no JWS/JWT at all, or one whose signature or key does not check out.
+      reason:
+        err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid
+          ? 'malformed'
+          : 'signature',
     });
   }
 
   async function verify(req: AuthRequest): Promise<Caller> {
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') {
-      throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)');
+      throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)', {
+        reason: 'missing',
+      });
     }
     const match = AUTHORIZATION.exec(authorization);
     if (!match) {
@@ -346,6 +368,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         scheme: /^dpop\b/i.test(authorization) ? 'DPoP' : 'Bearer',
         error: 'invalid_request',
         description: 'malformed Authorization header',
+        reason: 'malformed',
       });
     }
     const scheme: AuthScheme = (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
@@ -360,6 +383,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_token',
           description: 'DPoP-bound token sent as Bearer',
+          reason: 'dpop_proof',
         });
       }
     } else {
@@ -368,6 +392,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_token',
           description: 'token not DPoP-bound',
+          reason: 'dpop_proof',
         });
       }
       const proof = req.headers.dpop;
@@ -377,6 +402,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_dpop_proof',
           description: 'missing DPoP proof',
+          reason: 'dpop_proof',
         });
       }
       try {
@@ -408,6 +434,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           scheme,
           error: 'invalid_dpop_proof',
           description: err.message,
+          reason: err.replay ? 'replay' : 'dpop_proof',
         });
       }
     }
@@ -426,6 +453,14 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   };
 
   return { authenticate, verify, stats: () => ({ ...stats }) };
+}
+
+/** A claim jose refused: `aud` and `iss` by name, the validity period (`nbf`) as expired. */
+function claimReason(claim: string): AuthRefusalReason {
+  if (claim === 'aud') return 'audience';
+  if (claim === 'iss') return 'issuer';
+  if (claim === 'nbf' || claim === 'exp') return 'expired';
+  return 'malformed';
 }
 
 function errorCode(err: unknown): string {

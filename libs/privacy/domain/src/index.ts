@@ -1,4 +1,4 @@
-export { PRIVACY_CODES, privacyErrors } from './lib/errors';
+export { isGrantRefusal, PRIVACY_CODES, privacyErrors } from './lib/errors';
 export { ageOn, isValidFnr, parseFnr, type FnrKind, type ParsedFnr } from './lib/fnr';
 export {
   BUILT_IN_PART,

@@ -6,6 +6,7 @@ import {
   createJetStreamPublisher,
   createOutboxRelay,
   type OutboxStore,
+  type PublishObserver,
   type RelaySummary,
 } from '@nhp/shared-outbox';
 import { refsyncStreamSpec } from './events';
@@ -34,6 +35,8 @@ export interface OutboxPublisherOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   onPublished?: (summary: PublishSummary) => void;
+  /** Told of every publish and failed publish (the importer's event counters). */
+  events?: PublishObserver;
 }
 
 /** The state document, as the relay names it; its events are read through the repository. */
@@ -53,6 +56,7 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
     stream: options.stream ?? refsyncStreamSpec,
     logger,
     ackTimeoutMs: options.ackTimeoutMs,
+    events: options.events,
   });
   const store: OutboxStore<OutboxEvent> = {
     documents: async () => [STATE_DOCUMENT],

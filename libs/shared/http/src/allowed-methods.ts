@@ -68,3 +68,48 @@ export function allowedMethods(router: unknown, path: string): string[] {
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
 }
+
+function findTemplate(
+  stack: unknown,
+  path: string,
+  prefix: string,
+  depth: number,
+): string | undefined {
+  if (!Array.isArray(stack) || depth > 16) return undefined;
+  for (const layer of stack) {
+    if (!isLayer(layer)) continue;
+    const match = safeMatch(layer, path);
+    if (!match) continue;
+    const routePath = (layer.route as { path?: unknown } | undefined)?.path;
+    if (layer.route) {
+      if (typeof routePath === 'string')
+        return `${prefix}${routePath === '/' && prefix ? '' : routePath}`;
+      continue;
+    }
+    if (layer.handle && Array.isArray(layer.handle.stack)) {
+      // Only a mount without parameters names its own template (the matched text is it); a
+      // parameter's value is the client's, never a label.
+      const params = (match as { params?: Record<string, unknown> }).params ?? {};
+      if (Object.keys(params).length > 0) continue;
+      const mount = match.path === '/' ? '' : match.path;
+      const rest = path.slice(match.path.length);
+      const found = findTemplate(
+        layer.handle.stack,
+        rest.startsWith('/') ? rest : `/${rest}`,
+        `${prefix}${mount}`,
+        depth + 1,
+      );
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The template of the first route whose path matches `path` (any method), as mounted, or
+ * undefined: the request metrics' label of a request answered before routing reached its route
+ * (a 401 from authentication, a 405). Read like `allowedMethods`, from the router's own matchers.
+ */
+export function routeTemplate(router: unknown, path: string): string | undefined {
+  return findTemplate((router as { stack?: unknown } | undefined)?.stack, path, '', 0);
+}

@@ -1,5 +1,7 @@
 import express, { type Express, type Request, type Router } from 'express';
 import type { Logger } from '@nhp/shared-logger';
+import { METRICS_PATH, metricsHandler, type HttpMetrics } from '@nhp/shared-metrics';
+import { routeTemplate } from './allowed-methods';
 import { jsonBodyReader, perLimit, requireJsonBody, type BodyLimit } from './body';
 import { errorHandler } from './error-handler';
 import { largeBodyGate, type LargeBodyOptions } from './large-body-gate';
@@ -31,6 +33,13 @@ export interface CreateHttpAppOptions {
   trustProxy?: boolean | number | string;
   /** Paths whose request log lines are debug, not info (probes hit them every few seconds). */
   quietPaths?: readonly string[];
+  /**
+   * Request metrics (@nhp/shared-metrics): every request is counted by its route template, and
+   * GET /metrics serves the app's registry, before any route (it never needs a token).
+   */
+  metrics?: HttpMetrics;
+  /** false: count requests but serve /metrics elsewhere (METRICS_PORT). Default true. */
+  serveMetrics?: boolean;
 }
 
 /**
@@ -40,7 +49,8 @@ export interface CreateHttpAppOptions {
  */
 /**
  * The Express 5 app both APIs are built on. Order matters and is fixed here: request id, request
- * log, JSON parsing, 415 for other bodies, health, the service's routes, 404/405, error handler.
+ * log, JSON parsing, 415 for other bodies, health, /metrics, the service's routes, 404/405, error
+ * handler. Request metrics, when given, wrap them all.
  */
 export function createHttpApp(options: CreateHttpAppOptions): Express {
   const app = express();
@@ -52,6 +62,13 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   // Flat string values only ("a[b]=1" stays a key): schemas see what the client literally sent.
   app.set('query parser', 'simple');
 
+  const metrics = options.metrics;
+  if (metrics) {
+    // A request answered before its route ran (401 from authentication, 405) still gets the
+    // template of the route its path matches; only paths no route matches are "unmatched".
+    metrics.instrument(app, (req) => routeTemplate(app.router, req.path));
+    app.use(metrics.middleware);
+  }
   app.use(requestId);
   app.use(requestLogger(app, options.logger, new Set(options.quietPaths ?? DEFAULT_QUIET_PATHS)));
   // A request the server refused before routing (no Host, an unmet Expect): answered here, before
@@ -78,6 +95,9 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
     app.use(requireJsonBody(bodyLimit));
   }
   if (options.health) app.use(options.health);
+  if (metrics && options.serveMetrics !== false) {
+    app.get(METRICS_PATH, metricsHandler(metrics.registry));
+  }
   options.routes(app);
   app.use(unmatched(app));
   app.use(errorHandler(options.errorFormatter));

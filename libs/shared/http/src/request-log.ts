@@ -5,8 +5,8 @@ import { pino, type Level } from 'pino';
 import type {} from 'pino-http';
 import type { Logger } from '@nhp/shared-logger';
 
-/** Paths whose request lines are debug by default (probes hit them every few seconds). */
-export const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz'];
+/** Paths whose request lines are debug by default (probes and scrapes hit them every few seconds). */
+export const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz', '/metrics'];
 
 export const LOGGED_REQUEST_HEADERS: readonly string[] = [
   'host',

@@ -33,4 +33,5 @@ export {
   type JetStreamPublisherOptions,
   type OutboxMessage,
   type PublishedAck,
+  type PublishObserver,
 } from './lib/jetstream-publisher';

@@ -35,12 +35,27 @@ describe('JetStream publisher of an outbox', () => {
   });
   afterAll(() => drainNats(nc));
 
+  /** What the publisher reported to its observer, by event type. */
+  function observed() {
+    const seen = { published: [] as string[], failed: [] as string[] };
+    return {
+      seen,
+      events: {
+        published: (type: string) => seen.published.push(type),
+        failed: (type: string) => seen.failed.push(type),
+      },
+    };
+  }
+
   it('when an event is published twice, then the stream is ensured, keeps it once, and the second ack says duplicate', async () => {
-    const publisher = createJetStreamPublisher({ nats: () => nc, stream, logger });
+    const { seen, events } = observed();
+    const publisher = createJetStreamPublisher({ nats: () => nc, stream, logger, events });
     const first = await publisher.publish(message('m-1'));
     const second = await publisher.publish(message('m-1'));
     expect(first).toMatchObject({ stream: 'OUTBOX_TEST', duplicate: false });
     expect(second).toEqual({ ...first, duplicate: true });
+    // The repeat the stream dropped is not a second publication.
+    expect(seen).toEqual({ published: ['test.happened'], failed: [] });
     const info = await (await jetstreamManager(nc)).streams.info('OUTBOX_TEST');
     expect(info.state.messages).toBe(1);
     const stored = await (
@@ -53,7 +68,9 @@ describe('JetStream publisher of an outbox', () => {
   });
 
   it('when there is no NATS connection, then a publish fails saying so', async () => {
-    const publisher = createJetStreamPublisher({ nats: () => undefined, stream, logger });
+    const { seen, events } = observed();
+    const publisher = createJetStreamPublisher({ nats: () => undefined, stream, logger, events });
     await expect(publisher.publish(message('m-2'))).rejects.toThrow('NATS is not connected');
+    expect(seen).toEqual({ published: [], failed: ['test.happened'] });
   });
 });

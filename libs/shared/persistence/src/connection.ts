@@ -123,6 +123,15 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
 }
 
 /**
+ * Whether the driver holds a usable connection now, as it knows it: no round trip, so it never
+ * waits (metrics read it on every scrape). It turns false on the first failed heartbeat (every
+ * second) or operation; readiness asks the server itself (mongoPing).
+ */
+export function mongoIsConnected(conn: Connection | undefined): boolean {
+  return conn?.readyState === mongoose.ConnectionStates.connected;
+}
+
+/**
  * Readiness check: a round trip to the server. The connection's readyState alone lags behind a
  * dead server until the driver's next heartbeat, so we ask the server itself.
  */

@@ -2,6 +2,7 @@ export {
   closeMongo,
   connectMongo,
   DURABLE_WRITE_CONCERN,
+  mongoIsConnected,
   mongoOptionsFromConfig,
   mongoPing,
   type ConnectMongoOptions,

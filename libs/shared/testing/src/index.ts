@@ -29,6 +29,7 @@ export {
   type StartAppProcessOptions,
 } from './app-process';
 export { waitFor, type WaitForOptions } from './wait-for';
+export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
 
 /**
  * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:

@@ -18,7 +18,7 @@ export async function resolveDefinition(
     throw privacyErrors.unknownDefinition();
   }
   if (!(await mayUsePart(ports.grants, actor, definition.partKode, access))) {
-    throw privacyErrors.unknownDefinition();
+    throw privacyErrors.noGrant();
   }
   return definition;
 }

@@ -32,6 +32,14 @@ export const PRIVACY_CODES = {
   invalidProof: 'EPVK-104400',
 } as const;
 
+/** Refusals for want of a grant: answered as an unknown definition, counted apart in metrics. */
+const grantRefusals = new WeakSet<AppError>();
+
+/** Whether the error refused a caller for want of the party's grant (see privacyErrors.noGrant). */
+export function isGrantRefusal(err: unknown): boolean {
+  return err instanceof AppError && grantRefusals.has(err);
+}
+
 function clientError(code: string, message: string, category: ErrorCategory = 'validation') {
   return new AppError({ code, status: 400, message, category });
 }
@@ -46,6 +54,15 @@ export const privacyErrors = {
       PRIVACY_CODES.unknownDefinition,
       'The definition does not exist, does not belong to the given partKode, or the client has no access to it',
     ),
+  /**
+   * The caller has no grant for the definition's party: to the client exactly an unknown
+   * definition (nothing leaks), to the operator a grant refusal (isGrantRefusal).
+   */
+  noGrant: (): AppError => {
+    const err = privacyErrors.unknownDefinition();
+    grantRefusals.add(err);
+    return err;
+  },
   typeMismatch: (expected: string) =>
     clientError(
       PRIVACY_CODES.definitionRule,

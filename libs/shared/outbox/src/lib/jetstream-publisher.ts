@@ -36,6 +36,16 @@ export interface JetStreamPublisherOptions {
   ackTimeoutMs?: number;
   /** The level of the "event published" line (default info). */
   publishedLogLevel?: 'info' | 'debug';
+  /** Told of every publish by the event's type (metrics: @nhp/shared-metrics' eventCounters). */
+  events?: PublishObserver;
+}
+
+/** What a publisher reports of each publish, by the CloudEvents type of the event. */
+export interface PublishObserver {
+  /** JetStream acknowledged the event as new (a duplicate it dropped is not reported). */
+  published(eventType: string): void;
+  /** The publish failed: NATS not connected, the stream not ready, no acknowledgement in time. */
+  failed(eventType: string): void;
 }
 
 export interface JetStreamPublisher {
@@ -70,7 +80,10 @@ export function createJetStreamPublisher(options: JetStreamPublisherOptions): Je
   return {
     async publish(message) {
       const nc = options.nats();
-      if (!nc || !natsIsConnected(nc)) throw new Error('NATS is not connected');
+      if (!nc || !natsIsConnected(nc)) {
+        options.events?.failed(message.event.type);
+        throw new Error('NATS is not connected');
+      }
       try {
         await ensure(nc);
         const ack = await publishCloudEvent(nc, message.subject, message.event, {
@@ -88,10 +101,12 @@ export function createJetStreamPublisher(options: JetStreamPublisherOptions): Je
           },
           'event published',
         );
+        if (!ack.duplicate) options.events?.published(message.event.type);
         return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
       } catch (err) {
         // The stream may have been lost with a NATS server: ensure it again before the next try.
         streamReady = undefined;
+        options.events?.failed(message.event.type);
         throw err;
       }
     },

@@ -24,6 +24,12 @@ export interface OutboxPointers {
   /** Pointers older than the stale age (their write has had ample time), oldest first. */
   stale(limit: number): Promise<OutboxPointer[]>;
   forget(entryId: string): Promise<void>;
+  /**
+   * How many pointers there are and when the oldest was made, cheaply: the count from the
+   * collection's metadata (no scan, however long the backlog), the oldest through the
+   * `created_at` index. For metrics; a pointer whose write is under way counts as pending.
+   */
+  backlog(maxTimeMs?: number): Promise<{ pending: number; oldestCreatedAt: Date | undefined }>;
 }
 
 export interface OutboxPointersOptions {
@@ -68,6 +74,17 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
         .toArray(),
     async forget(entryId) {
       await pointers().deleteOne({ _id: entryId });
+    },
+    async backlog(maxTimeMs = 1000) {
+      const [pending, oldest] = await Promise.all([
+        pointers().estimatedDocumentCount({ maxTimeMS: maxTimeMs }),
+        pointers()
+          .find({}, { projection: { createdAt: 1 }, maxTimeMS: maxTimeMs })
+          .sort({ createdAt: 1 })
+          .limit(1)
+          .next(),
+      ]);
+      return { pending, oldestCreatedAt: oldest?.createdAt };
     },
   };
 }

@@ -6,7 +6,7 @@ import {
   outboxPointers,
   pointerSchema,
 } from '@nhp/shared-outbox';
-import { modelOf, translated } from '@nhp/shared-persistence';
+import { modelOf, mongoIsConnected, translated } from '@nhp/shared-persistence';
 import type { Connection } from 'mongoose';
 import { auditSchema, auditTrail, type AuditFilter, type AuditRecord } from './audit';
 import { JOURNAL_FIELD, type JournalEntry, type JournalEvent } from './entry';
@@ -49,6 +49,11 @@ export interface Journal {
   stop(): Promise<void>;
   /** The audit trail, oldest first, including records not yet relayed. */
   listAudit(filter: AuditFilter, limit?: number): Promise<AuditRecord[]>;
+  /**
+   * Entries not relayed yet and when the oldest was written (from the pointers: a count from
+   * metadata and one indexed read), for metrics. Fails at once while MongoDB is known down.
+   */
+  backlog(): Promise<{ pending: number; oldestCreatedAt: Date | undefined }>;
 }
 
 export interface CreateJournalOptions {
@@ -117,5 +122,9 @@ export function createJournal(options: CreateJournalOptions): Journal {
     stop: () => relay.stop(),
     listAudit: (filter, limit = 1000) =>
       translated(() => audit.list(filter, limit, { entries, pointers })),
+    async backlog() {
+      if (!mongoIsConnected(connection)) throw new Error('MongoDB is not connected');
+      return translated(() => pointers.backlog());
+    },
   };
 }

@@ -12,7 +12,7 @@ import {
   type NatsConnection,
   type StreamSpec,
 } from '@nhp/shared-messaging';
-import { createJetStreamPublisher } from '@nhp/shared-outbox';
+import { createJetStreamPublisher, type PublishObserver } from '@nhp/shared-outbox';
 import type { z } from 'zod';
 import type { JournalEvent } from '../journal';
 
@@ -47,6 +47,8 @@ export interface SettingEventPublisherOptions {
   ackTimeoutMs?: number;
   /** The stream as configured (its replica count); default privacyEventsStreamSpec. */
   stream?: StreamSpec;
+  /** Told of every publish and failed publish (privacy-api's metrics). */
+  events?: PublishObserver;
 }
 
 /**
@@ -63,6 +65,7 @@ export function createSettingEventPublisher(options: SettingEventPublisherOption
     logger: options.logger,
     ackTimeoutMs: options.ackTimeoutMs,
     publishedLogLevel: 'debug',
+    events: options.events,
   });
 
   return async function publish(event: JournalEvent): Promise<void> {
