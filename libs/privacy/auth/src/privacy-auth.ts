@@ -419,7 +419,10 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         if (err instanceof ReplayStoreUnavailableError) {
           // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
           // identity provider's keys being unreachable).
-          log?.warn({ reason: err.message }, 'DPoP proof not checked: the replay store is down');
+          log?.warn(
+            { reason: err.message },
+            'DPoP proof refused: its replay check cannot be made now',
+          );
           throw new AppError({
             code: UNAVAILABLE_CODE,
             status: 500,
