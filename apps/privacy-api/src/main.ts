@@ -27,6 +27,7 @@ import {
   prepareIndexes,
 } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
+import { startTracing } from '@nhp/shared-tracing';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createPrivacyApp } from './app';
 import { ensureBuiltIns } from './bootstrap';
@@ -42,6 +43,8 @@ const DPOP_REPLAY_BUCKET = 'privacy_dpop_jti';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(privacyApiConfigSchema);
+  // Before anything that makes spans (MongoDB, HTTP, NATS): on only when OTEL_* asks for it.
+  const tracing = startTracing({ serviceName: 'privacy-api' });
   const logger = createLogger({
     name: 'privacy-api',
     level: config.LOG_LEVEL,
@@ -191,6 +194,8 @@ async function main(): Promise<void> {
         },
       },
       { name: 'mongo', run: () => closeMongo(mongo) },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }

@@ -15,6 +15,7 @@ import {
 } from '@nhp/shared-http';
 import type { Logger } from '@nhp/shared-logger';
 import type { ConnectionChecks, RouteMetrics } from '@nhp/shared-metrics';
+import { setHttpRoute } from '@nhp/shared-tracing';
 import {
   defineEvent,
   onNatsReconnect,
@@ -309,6 +310,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     const response = resolved.response;
     if (!response && resolved.outcome !== 'not-modified') return false;
     const requestId = requestIdFrom(headers['x-request-id']);
+    setHttpRoute(req, served.route.path);
     if (response) {
       writeCached(res, response, { name: REQUEST_ID_HEADER, value: requestId });
       metrics.cache.hits++;

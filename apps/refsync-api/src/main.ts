@@ -18,6 +18,7 @@ import {
   prepareIndexes,
 } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
+import { startTracing } from '@nhp/shared-tracing';
 import { createApp } from './app';
 import { LOCAL_DEV_KEY } from './auth/api-keys';
 import { refsyncApiEnvSchema, resolveApiKeys } from './config';
@@ -25,6 +26,8 @@ import { createRefsyncApiHealth } from './readiness';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(refsyncApiEnvSchema);
+  // Before anything that makes spans (MongoDB, HTTP, NATS): on only when OTEL_* asks for it.
+  const tracing = startTracing({ serviceName: 'refsync-api' });
   const logger = createLogger({
     name: 'refsync-api',
     level: config.LOG_LEVEL,
@@ -134,6 +137,8 @@ async function main(): Promise<void> {
       { name: 'refsync-api', run: () => app.close() },
       { name: 'nats', run: () => drainNats(nats) },
       { name: 'mongo', run: () => closeMongo(connection) },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }

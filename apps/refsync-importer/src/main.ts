@@ -13,6 +13,7 @@ import { createLogger } from '@nhp/shared-logger';
 import { natsIsConnected } from '@nhp/shared-messaging';
 import { mongoPing } from '@nhp/shared-persistence';
 import { createShutdown } from '@nhp/shared-shutdown';
+import { startTracing } from '@nhp/shared-tracing';
 import { EXIT, parseCommandOrExit, print, runCommand, USAGE } from './cli';
 import { adminToken, importerEnvSchema, LOCAL_ADMIN_TOKEN } from './config';
 import { createImporterContext } from './context';
@@ -27,6 +28,8 @@ async function main(argv: string[]): Promise<void> {
     process.exit(EXIT.ok);
   }
   const config = loadConfigOrExit(importerEnvSchema);
+  // Before anything that makes spans (MongoDB, HTTP, NATS): on only when OTEL_* asks for it.
+  const tracing = startTracing({ serviceName: 'refsync-importer' });
 
   if (command.kind !== 'worker') {
     // Commands print their report on stdout; logs go to stderr so the two never mix.
@@ -42,7 +45,10 @@ async function main(argv: string[]): Promise<void> {
       ...testHooks(config),
     });
     // Exit explicitly: a NATS connection still trying its first connect must not keep the CLI alive.
-    process.exit(await runCommand(command, ctx, logger));
+    const code = await runCommand(command, ctx, logger);
+    // The run's spans are exported before the exit.
+    await tracing.shutdown().catch(() => undefined);
+    process.exit(code);
   }
 
   const logger = createLogger({
@@ -111,6 +117,8 @@ async function main(argv: string[]): Promise<void> {
         run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)),
       },
       { name: 'stop publisher, drain NATS, close MongoDB', run: () => ctx.close() },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ],
   }).install({ processErrors: true });
 }

@@ -57,7 +57,13 @@ import {
   type Side,
   type SideResult,
 } from './support/paired';
-import { ROOT } from './support/programs';
+import {
+  ROOT,
+  startCollectorStandIn,
+  tracingOnEnv,
+  TRACING_OFF_ENV,
+  type CollectorStandIn,
+} from './support/programs';
 
 /** Keep-alive connections to each server, as issue 23's method asks. */
 const CONNECTIONS = 16;
@@ -82,6 +88,8 @@ const TARGETS = {
   lastOverFirst: 1.5,
   rssMb: 250,
   eventP95Ms: 200,
+  /** Tracing on (10% sampled, exported) may cost the DPoP status ratio at most 10%. */
+  tracingOnOverOff: 0.9,
 };
 const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2';
 const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v2';
@@ -216,6 +224,10 @@ interface Stack {
   /** A third, writing without the journal (MONGO_WRITE_CONCERN=w=majority,j=false). */
   appNoJournal: ChildProcess;
   appNoJournalUrl: string;
+  /** A fourth, tracing on (10% sampled), exporting to `collector`; idle except in its rounds. */
+  appTraced: ChildProcess;
+  appTracedUrl: string;
+  collector: CollectorStandIn;
   bare: ChildProcess;
   bareUrl: string;
   issuer: TestIssuer;
@@ -292,6 +304,8 @@ async function startStack(): Promise<Stack> {
         PRIVACY_AUTH_JWKS_FILE: jwksFile,
         PRIVACY_ALLOW_SYNTHETIC_IDS: 'true',
         PRIVACY_PAGE_SIZE: String(PAGE_SIZE),
+        // Off whatever the shell running the bench has set, unless `env` turns it on.
+        ...TRACING_OFF_ENV,
         ...env,
       },
       pinning?.serverCpu,
@@ -305,6 +319,9 @@ async function startStack(): Promise<Stack> {
   const appNoJournal = await startApp('privacy-api-no-journal', {
     MONGO_WRITE_CONCERN: 'w=majority,j=false',
   });
+  // Off the servers' CPU, like the load generator (it inherits this process's CPUs).
+  const collector = await startCollectorStandIn();
+  const appTraced = await startApp('privacy-api-traced', tracingOnEnv(collector.url));
 
   const bareFile = join(workDir, 'bare.js');
   await writeFile(bareFile, BARE_SERVER);
@@ -330,6 +347,9 @@ async function startStack(): Promise<Stack> {
     appNatsUrl: appNats.url,
     appNoJournal: appNoJournal.child,
     appNoJournalUrl: appNoJournal.url,
+    appTraced: appTraced.child,
+    appTracedUrl: appTraced.url,
+    collector,
     bare,
     bareUrl,
     issuer,
@@ -446,6 +466,8 @@ async function statusRounds(
   citizens: Citizen[],
   mode: AuthMode,
   rounds: number,
+  /** What privacy-api is compared with: the bare server, or (bearer) another privacy-api. */
+  floor: Server & { label: string } = { url: stack.bareUrl, pid: stack.bare?.pid, label: 'bare' },
 ) {
   const key = await stack.issuer.newDpopKey('ES256');
   const token =
@@ -504,7 +526,7 @@ async function statusRounds(
       check: checkStatusAnswer,
     });
     const [a, b] = await driveTogether(
-      [side('privacy-api', app.url, app.pid), side('bare', stack.bareUrl, stack.bare?.pid)],
+      [side('privacy-api', app.url, app.pid), side(floor.label, floor.url, floor.pid)],
       { connections: CONNECTIONS, durationS, round: n },
     );
     // Enough proofs for the next round, whatever this machine manages.
@@ -996,6 +1018,33 @@ export async function run(): Promise<void> {
         Math.min(ROUNDS, 3),
       );
       reportRounds('DPoP, replay store in NATS (PRIVACY_DPOP_REPLAY_STORE=nats)', natsStore);
+      const traced = await statusRounds(
+        stack,
+        { url: stack.appTracedUrl, pid: stack.appTraced.pid },
+        seeded,
+        'dpop',
+        ROUNDS,
+      );
+      reportRounds('DPoP, tracing on (10% sampled, OTLP to a local stand-in)', traced);
+      say(
+        `    DPoP ratio with tracing on / off ${(traced.ratio / dpop.ratio).toFixed(2)} (each against the floor in its own rounds; printed)`,
+      );
+      // The cost alone: privacy-api with tracing on against itself with it off, at once on the one
+      // CPU (bearer: a DPoP proof names one server's URL, so the two cannot share proofs).
+      const onOff = await statusRounds(
+        stack,
+        { url: stack.appTracedUrl, pid: stack.appTraced.pid },
+        seeded,
+        'bearer',
+        ROUNDS,
+        { url: stack.appUrl, pid: stack.app.pid, label: 'tracing off' },
+      );
+      const exported = await stack.collector.received();
+      say(
+        `  tracing on (${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB received) against tracing off, bearer, at once: ${onOff.appRate.toFixed(0)} vs ${onOff.bareRate.toFixed(0)} req/s (${onOff.appCpuUs.toFixed(0)} vs ${onOff.bareCpuUs.toFixed(0)} us CPU/req)`,
+      );
+      say(`    ratios of the rounds: ${onOff.ratios.map((x) => x.toFixed(2)).join(' ')}`);
+      say(`    tracing on / off (median) ${verdict(onOff.ratio, '>=', TARGETS.tracingOnOverOff)}`);
       // The machine may be shared: req/s depends on what else runs, so the run says how busy it was.
       say(
         `  load average: ${loadavg()
@@ -1061,6 +1110,8 @@ export async function run(): Promise<void> {
     await stop(stack.app);
     await stop(stack.appNats);
     await stop(stack.appNoJournal);
+    await stop(stack.appTraced);
+    stack.collector.stop();
     await stop(stack.bare);
     await stop(stack.mongoProcess);
     await stack.nats.dispose();

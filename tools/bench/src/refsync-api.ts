@@ -31,7 +31,15 @@ import {
   type Side,
   type SideResult,
 } from './support/paired';
-import { generateSynthetic, ROOT, runTsOrThrow } from './support/programs';
+import {
+  generateSynthetic,
+  ROOT,
+  runTsOrThrow,
+  startCollectorStandIn,
+  tracingOnEnv,
+  TRACING_OFF_ENV,
+  type CollectorStandIn,
+} from './support/programs';
 import { build } from 'esbuild';
 
 /** Keep-alive connections to each server and seconds per round, as issue 23's method asks. */
@@ -52,7 +60,14 @@ const RSS_SETTLE_S = 30;
 const MB = 1024 * 1024;
 const DATA_PATH = '/api/v1/reimbursementGroup';
 
-const TARGETS = { fullList: 0.9, notModified: 0.95, coldDiff: 0.05, rssMb: 200 };
+const TARGETS = {
+  fullList: 0.9,
+  notModified: 0.95,
+  coldDiff: 0.05,
+  rssMb: 200,
+  /** Tracing on (10% sampled, exported) may cost the full list at most 10% of its ratio. */
+  tracingOnOverOff: 0.9,
+};
 
 const silent = createLogger({ name: 'bench', level: 'silent' });
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -67,6 +82,8 @@ interface Context {
   natsUrl: string;
   apiKey: string;
   appEnv(mongoUrl: string, port: number): Record<string, string>;
+  /** Where a refsync-api measured with tracing on exports its spans. */
+  collector: CollectorStandIn;
 }
 
 interface Result {
@@ -96,12 +113,22 @@ async function buildApp(): Promise<string> {
   return outfile;
 }
 
-function spawnApp(ctx: Context, mongoUrl: string, port: number, cpu?: string): ChildProcess {
+function spawnApp(
+  ctx: Context,
+  mongoUrl: string,
+  port: number,
+  cpu?: string,
+  tracing: 'off' | 'on' = 'off',
+): ChildProcess {
   const child = spawnNode(
     ['--enable-source-maps', ctx.appBundle],
     {
       cwd: ROOT,
-      env: { ...process.env, ...ctx.appEnv(mongoUrl, port) },
+      env: {
+        ...process.env,
+        ...ctx.appEnv(mongoUrl, port),
+        ...(tracing === 'on' ? tracingOnEnv(ctx.collector.url) : TRACING_OFF_ENV),
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
     cpu,
@@ -217,6 +244,7 @@ async function compare(
   bare: Server,
   headers: Record<string, string>,
   expected: Expected,
+  names: [string, string] = ['refsync-api', 'bare'],
 ): Promise<Round[]> {
   const side = (name: string, server: Server): Side<Expected> => ({
     label: name,
@@ -233,7 +261,7 @@ async function compare(
           ? `a body of ${body.length} characters, not the expected ${expect.body.length}`
           : undefined,
   });
-  const sides = [side('refsync-api', api), side('bare', bare)];
+  const sides = [side(names[0], api), side(names[1], bare)];
   const together = async (round: number): Promise<[SideResult, SideResult]> => {
     const [a, b] = await driveTogether(sides, {
       connections: CONNECTIONS,
@@ -249,7 +277,7 @@ async function compare(
     const share = serverCpuShare([a, b]);
     rounds.push({ api: a, bare: b, share });
     say(
-      `  ${label} round ${round}: refsync-api ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), bare ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}, servers' CPU share ${share.toFixed(2)}`,
+      `  ${label} round ${round}: ${names[0]} ${a.rate.toFixed(0)} req/s (${a.cpuUs.toFixed(1)} us CPU/req), ${names[1]} ${b.rate.toFixed(0)} req/s (${b.cpuUs.toFixed(1)} us CPU/req), ratio ${(a.rate / b.rate).toFixed(3)}, servers' CPU share ${share.toFixed(2)}`,
     );
   }
   return rounds;
@@ -285,16 +313,22 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
   await importOnce(ctx, mongoUrl); // the shipped sample, v1
   const pinning = cpuPinning();
   say(`  ${describePinning(pinning)}`);
+  // The collector stand-in works off the servers' CPU, as the load generator does.
+  if (pinning) pinProcess(pinning.clientCpus, ctx.collector.pid);
   const fullRounds: Round[] = [];
   const notModifiedRounds: Round[] = [];
+  const tracedRounds: Round[] = [];
   for (let pair = 1; pair <= PAIRS; pair++) {
     say(`  process pair ${pair} of ${PAIRS}`);
     const rounds = await throughputPair(ctx, mongoUrl, pinning, pair === 1);
     fullRounds.push(...rounds.full);
     notModifiedRounds.push(...rounds.notModified);
+    tracedRounds.push(...rounds.traced);
   }
   const full = summarise(fullRounds);
   const revalidation = summarise(notModifiedRounds);
+  const traced = summarise(tracedRounds);
+  const exported = await ctx.collector.received();
   return [
     {
       name: 'full list (sample, warm cache) / bare node:http',
@@ -310,6 +344,13 @@ async function sampleThroughput(ctx: Context): Promise<Result[]> {
       target: `>= ${TARGETS.notModified}`,
       pass: revalidation.ratio >= TARGETS.notModified,
     },
+    {
+      name: 'full list, tracing on (10% sampled, OTLP to a local stand-in) / tracing off',
+      figure: `${traced.api.toFixed(0)} vs ${traced.bare.toFixed(0)} req/s; CPU/req ${traced.apiCpuUs.toFixed(1)} vs ${traced.bareCpuUs.toFixed(1)} us; servers' CPU share ${traced.share.toFixed(2)}; ${exported.exports} exports, ${(exported.bytes / 1024).toFixed(0)} KiB received`,
+      value: traced.ratio.toFixed(3),
+      target: `>= ${TARGETS.tracingOnOverOff}`,
+      pass: traced.ratio >= TARGETS.tracingOnOverOff,
+    },
   ];
 }
 
@@ -319,13 +360,17 @@ async function throughputPair(
   mongoUrl: string,
   pinning: Pinning | undefined,
   describe: boolean,
-): Promise<{ full: Round[]; notModified: Round[] }> {
+): Promise<{ full: Round[]; notModified: Round[]; traced: Round[] }> {
   const apiPort = await freePort();
   const app = spawnApp(ctx, mongoUrl, apiPort, pinning?.serverCpu);
+  // The same program with tracing on, on the same CPU; idle while the other one is measured.
+  const tracedPort = await freePort();
+  const tracedApp = spawnApp(ctx, mongoUrl, tracedPort, pinning?.serverCpu, 'on');
   const barePort = await freePort();
   let bare: ChildProcess | undefined;
   try {
     await waitFor(`http://127.0.0.1:${apiPort}/readyz`, app, 'refsync-api');
+    await waitFor(`http://127.0.0.1:${tracedPort}/readyz`, tracedApp, 'refsync-api (tracing on)');
     const headers = { 'X-API-KEY': ctx.apiKey };
     const first = await fetch(`http://127.0.0.1:${apiPort}${DATA_PATH}`, {
       headers: { ...headers, 'Accept-Encoding': 'identity' },
@@ -381,11 +426,23 @@ async function throughputPair(
       { ...headers, 'If-None-Match': etag },
       { status: 304, body: '' },
     );
-    return { full, notModified };
+    const tracedServer = { url: `http://127.0.0.1:${tracedPort}`, pid: tracedApp.pid as number };
+    // Tracing on against the same program with it off: the two at once on the one CPU, as the
+    // floor comparisons, so the ratio is the cost of tracing alone.
+    const traced = await compare(
+      'full list, tracing on / off',
+      tracedServer,
+      apiServer,
+      headers,
+      { status: 200, body: body.toString('utf8') },
+      ['tracing on', 'tracing off'],
+    );
+    return { full, notModified, traced };
   } finally {
     if (pinning) pinProcess(pinning.allCpus);
     await stop(bare);
     await stop(app);
+    await stop(tracedApp);
   }
 }
 
@@ -484,6 +541,7 @@ export async function run(): Promise<void> {
     dataFile: join(workDir, 'mongo.data'),
   });
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
+  const collector = await startCollectorStandIn();
   try {
     const ctx: Context = {
       workDir,
@@ -491,6 +549,7 @@ export async function run(): Promise<void> {
       mongoUri: mongo.uri,
       natsUrl: nats.url,
       apiKey,
+      collector,
       appEnv: (mongoUrl, port) => ({
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
@@ -518,6 +577,7 @@ export async function run(): Promise<void> {
     }
     say(`\nrefsync-api bench took ${((now() - started) / 1000).toFixed(0)} s`);
   } finally {
+    collector.stop();
     await mongo.stop();
     await nats.dispose();
     await rm(workDir, { recursive: true, force: true });

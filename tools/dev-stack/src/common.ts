@@ -67,6 +67,23 @@ export const portOf = (app: AppSpec) => Number(process.env[app.portVariable] ?? 
 
 export const say = (line: string) => process.stdout.write(`\x1b[1m[dev-stack]\x1b[0m ${line}\n`);
 
+/**
+ * Where the apps' traces go, or how to see them: the apps inherit this shell's OTEL_* variables,
+ * so a collector is one variable away (the compose file's observability profile runs one).
+ */
+export function tracingHint(): string {
+  const endpoint =
+    process.env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] ?? process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  if (endpoint?.trim()) return `  traces            exported to ${endpoint} (OTEL_* variables)`;
+  return [
+    '  traces            off. To see them: start a local collector and Jaeger',
+    '                      docker-compose --profile observability up -d otel-collector jaeger',
+    '                    then run the stack with',
+    '                      OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 npm start',
+    '                    and open Jaeger at http://localhost:16686 (README, "Observability")',
+  ].join('\n');
+}
+
 export function pipeWithPrefix(
   stream: NodeJS.ReadableStream | null,
   prefix: string,

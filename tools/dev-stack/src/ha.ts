@@ -25,6 +25,7 @@ import {
   spawnApp,
   startMongo,
   stopChild,
+  tracingHint,
   waitHealthy,
   type AppSpec,
 } from './common';
@@ -149,6 +150,7 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
       `  MongoDB           ${mongo.url}  (one server: no replica set locally)`,
       ...nats,
       `  streams and the DPoP bucket have ${common['NATS_STREAM_REPLICAS']} replicas; no load balancer: each instance answers on its own port`,
+      tracingHint(),
     ].join('\n'),
   );
 }

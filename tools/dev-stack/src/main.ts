@@ -20,6 +20,7 @@ import {
   devIssuerApp,
   portOf,
   say,
+  tracingHint,
   seedPrivacySampleData,
   spawnApp,
   startMongo,
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
   }
   if (privacyIssuer.summaryLine) summary.push(privacyIssuer.summaryLine);
   say(
-    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}`,
+    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}\n${tracingHint()}`,
   );
 }
 

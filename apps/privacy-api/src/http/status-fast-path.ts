@@ -4,6 +4,7 @@ import { setCaller, type AuthRequest, type Caller } from '@nhp/privacy-auth';
 import type { SettingsService } from '@nhp/privacy-domain';
 import type { Logger } from '@nhp/shared-logger';
 import type { RouteMetrics } from '@nhp/shared-metrics';
+import { setHttpRoute } from '@nhp/shared-tracing';
 import {
   jsonBodyRefusal,
   REQUEST_ID_HEADER,
@@ -170,6 +171,11 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
   );
   const statusChecks = deps.metrics?.statusChecks;
   const enabled = !deps.trustProxy;
+  /** The route template Express would name for this path (for the request's span). */
+  const route = (url: string) =>
+    deps.basePath && url.toLowerCase().startsWith(deps.basePath.toLowerCase())
+      ? `${deps.basePath}${SETTINGS_PATHS.status}`
+      : SETTINGS_PATHS.status;
   const writeRequestLine = requestLineWriter(logger);
   const counts: StatusFastPathStats = { answered: 0, handedOver: 0 };
   // Asked once and kept (pino's isLevelEnabled walks a prototype chain), following level changes.
@@ -302,6 +308,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       );
     }
     counts.answered++;
+    setHttpRoute(req, route(url));
     res.end(json);
     paths.get(url.toLowerCase())?.record('POST', 200, (performance.now() - startedAt) / 1000);
     statusChecks?.inc('fast');

@@ -35,12 +35,18 @@ export const refsyncStreamSpec: StreamSpec = {
 /** The outbox entry the commit writes: the complete CloudEvent, ready to publish as it is. */
 export function buildSyncCompletedOutboxEvent(
   data: SyncCompletedEventData,
-  options: { id: string; time: Date },
+  options: { id: string; time: Date; requestId?: string },
 ): OutboxEvent {
   return {
     id: options.id,
     subject: SYNC_COMPLETED_SUBJECT,
-    payload: syncCompletedEvent.build(data, { id: options.id, time: options.time }),
+    // Built in the run's span: the event carries the run's trace context (CloudEvents
+    // `traceparent`/`tracestate`, see defineEvent) and its run id (`requestid`).
+    payload: syncCompletedEvent.build(data, {
+      id: options.id,
+      time: options.time,
+      ...(options.requestId ? { requestId: options.requestId } : {}),
+    }),
     createdAt: options.time,
     publishedAt: null,
   };

@@ -17,6 +17,7 @@ import {
 } from '@nhp/refsync-sync';
 import { isAppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
+import { failSpan, inSpan } from '@nhp/shared-tracing';
 import { buildSyncCompletedOutboxEvent } from './events';
 import { acquireLease, type HeldLease } from './leader';
 import type { ImporterMetrics } from './metrics';
@@ -168,7 +169,9 @@ export function createImporter(options: ImporterOptions) {
         {
           store: options.writeRepo,
           sources: options.sources,
-          buildEvent: buildSyncCompletedOutboxEvent,
+          // The event carries the run id as its request id (CloudEvents `requestid`).
+          buildEvent: (data, eventOptions) =>
+            buildSyncCompletedOutboxEvent(data, { ...eventOptions, requestId: runId }),
           assertLeader: heldLease ? () => heldLease.assertHeld() : undefined,
           logger: log,
           now,
@@ -243,6 +246,33 @@ export function createImporter(options: ImporterOptions) {
     return report;
   }
 
+  /**
+   * The run in its span (a child of the request that asked for it, if any): its commit records
+   * the event with this span's context, so the event and what each refsync-api instance does with
+   * it join the run's trace.
+   */
+  function traced(runId: string, request: RunRequest): Promise<RunReport> {
+    return inSpan(
+      'refsync-importer run',
+      {
+        attributes: {
+          'refsync.run_id': runId,
+          'refsync.run.trigger': request.trigger,
+          'refsync.run.dry_run': request.dryRun ?? false,
+        },
+      },
+      async (span) => {
+        const report = await execute(runId, request);
+        span.setAttribute('refsync.run.outcome', report.outcome);
+        if (report.committedVersion !== null) {
+          span.setAttribute('refsync.run.committed_version', report.committedVersion);
+        }
+        if (report.outcome === 'failed') failSpan(span, { name: report.error?.reason ?? 'failed' });
+        return report;
+      },
+    );
+  }
+
   function observe(report: RunReport): void {
     if (!metrics) return;
     metrics.runs.inc({ outcome: report.outcome });
@@ -269,7 +299,7 @@ export function createImporter(options: ImporterOptions) {
     begin(request: RunRequest): { runId: string; done: Promise<RunReport> } | { busy: string } {
       if (active) return { busy: active.runId };
       const runId = randomUUID();
-      const done = execute(runId, request).finally(() => {
+      const done = traced(runId, request).finally(() => {
         active = undefined;
       });
       active = { runId, done };

@@ -69,12 +69,16 @@ export function createOutboxPublisher(options: OutboxPublisherOptions) {
     name: 'outbox',
     store,
     // The outbox entry is the complete CloudEvent, published as it is.
-    publish: (event) =>
-      jetStream.publish({
+    publish: (event) => {
+      const payload = event.payload as CloudEvent;
+      return jetStream.publish({
         id: event.id,
         subject: event.subject,
-        event: event.payload as CloudEvent,
-      }),
+        event: payload,
+        // The run's context, as the event carries it: the publish links to the run.
+        trace: { traceparent: payload.traceparent, tracestate: payload.tracestate },
+      });
+    },
     logger,
     // Failures are reported by the retries ("events not yet published, retrying") and summaries.
     onRelayFailed: () => undefined,

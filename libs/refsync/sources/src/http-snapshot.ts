@@ -8,6 +8,15 @@ import pRetry from 'p-retry';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { SyncLogger, UpstreamSnapshot } from '@nhp/refsync-sync';
 import type { AppError } from '@nhp/shared-errors';
+import { inSpan } from '@nhp/shared-tracing';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_SCHEME,
+} from '@opentelemetry/semantic-conventions';
 import { openFileSnapshot } from './file-snapshot';
 import { isUpstreamError, isRetryableUpstreamError, upstreamError } from './upstream-error';
 
@@ -22,7 +31,15 @@ export interface HttpSourceOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   logger?: Pick<SyncLogger, 'warn'>;
+  /** The importer run this download belongs to, sent as X-Request-Id (RUN_ID_HEADER). */
+  runId?: string;
 }
+
+/**
+ * The header that names the importer run to the upstream, so its logs and ours correlate: the
+ * request-id header every service of the platform already reads and logs.
+ */
+export const RUN_ID_HEADER = 'X-Request-Id';
 
 /**
  * Downloads an upstream URL into a private temp file and opens it as a snapshot: the sync reads it
@@ -78,11 +95,42 @@ async function download(
   file: string,
   options: HttpSourceOptions,
 ): Promise<void> {
+  await inSpan(
+    'GET',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: 'GET',
+        [ATTR_URL_SCHEME]: url.protocol.replace(/:$/, ''),
+        [ATTR_SERVER_ADDRESS]: url.hostname,
+        [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+        // The source as logged: no credentials, no query values.
+        'refsync.upstream.source': description,
+      },
+    },
+    async () => {
+      await fetchSnapshot(url, description, file, options);
+    },
+  );
+}
+
+/** The download itself; resolves once the whole body is in `file`. */
+async function fetchSnapshot(
+  url: URL,
+  description: string,
+  file: string,
+  options: HttpSourceOptions,
+): Promise<void> {
   const signal = AbortSignal.timeout(options.timeoutMs);
-  const res = await fetch(url, {
-    headers: { accept: 'application/json, application/x-ndjson;q=0.9', ...options.headers },
-    signal,
-  });
+  const headers: Record<string, string> = {
+    accept: 'application/json, application/x-ndjson;q=0.9',
+    ...options.headers,
+  };
+  if (options.runId) headers[RUN_ID_HEADER] = options.runId;
+  // The download span's context (traceparent/tracestate) while tracing is on.
+  propagation.inject(context.active(), headers);
+  const res = await fetch(url, { headers, signal });
+  trace.getActiveSpan()?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.status);
   if (!res.ok) {
     // Drain so the connection can be reused; the body of an error page is not needed.
     await res.body?.cancel().catch(() => undefined);

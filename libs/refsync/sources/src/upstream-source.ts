@@ -35,6 +35,7 @@ export function createUpstreamSource(
         openHttpSnapshot(url, description, {
           ...options,
           logger: context?.logger ?? options.logger,
+          ...(context?.runId ? { runId: context.runId } : {}),
         }),
     };
   }

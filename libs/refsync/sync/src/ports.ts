@@ -36,8 +36,11 @@ export interface UpstreamSnapshot {
 
 export interface UpstreamSource {
   readonly description: string;
-  /** `logger` is the run's (its lines carry the run id), for retries and the like. */
-  open(context?: { logger?: Pick<SyncLogger, 'warn'> }): Promise<UpstreamSnapshot>;
+  /**
+   * `logger` is the run's (its lines carry the run id), for retries and the like; `runId` names
+   * the run to the upstream (an HTTP source sends it as X-Request-Id).
+   */
+  open(context?: { logger?: Pick<SyncLogger, 'warn'>; runId?: string }): Promise<UpstreamSnapshot>;
 }
 
 /** What the diff needs of a committed item: never its data. */

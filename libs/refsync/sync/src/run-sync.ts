@@ -178,7 +178,10 @@ async function openSnapshots(
 ): Promise<Record<Dataset, UpstreamSnapshot>> {
   for (const dataset of DATASETS) {
     try {
-      opened[dataset] = await run.deps.sources[dataset].open({ logger: run.log });
+      opened[dataset] = await run.deps.sources[dataset].open({
+        logger: run.log,
+        runId: run.options.runId,
+      });
     } catch (err) {
       throw syncAborted(
         'upstream_unavailable',

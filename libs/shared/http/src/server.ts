@@ -8,6 +8,7 @@ import {
   refusalOf,
   refuseRequest,
 } from './parser-errors';
+import { traceHttpRequests, tracingEnabled } from '@nhp/shared-tracing';
 
 /**
  * The server limits, under the names of the environment variables that set them (commonEnvShape in
@@ -128,11 +129,13 @@ export async function listen(
       closeIdleAfter(server, res);
     }
   };
+  // A SERVER span per request while tracing is on; off, the app is called as it is (no cost).
+  const serve = tracingEnabled() ? traceHttpRequests(app) : app;
   const server = http.createServer(serverOptions, (req, res) => {
     track(req, res);
     const refusal = refusalOf(req);
     if (refusal) refuseRequest(req, res, refusal, responder);
-    else app(req, res);
+    else serve(req, res);
   });
   // An Expect other than 100-continue (Node answers 100-continue itself and then emits 'request').
   server.on('checkExpectation', (req: http.IncomingMessage, res: ServerResponse) => {

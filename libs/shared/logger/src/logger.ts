@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { activeTraceFields, type TraceFields } from '@nhp/shared-tracing';
 import { REDACTED, redactDeep, redactPaths } from './redact';
 
 export interface CreateLoggerOptions {
@@ -33,7 +34,8 @@ function loadPretty(): PrettyFactory | Error {
  * The service logger: JSON lines to stdout with credentials and national identity numbers
  * redacted: at any depth of each call's object (`redactDeep`), and at the listed paths of child
  * bindings and serializer output (`redactPaths`). pino's default `pid` binding is dropped because `pid` is also a field name we redact
- * (a person identifier), and in a container the process id says nothing anyway.
+ * (a person identifier), and in a container the process id says nothing anyway. While a span is
+ * active (tracing on), each line carries its `trace_id` and `span_id` beside the request id.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
   let destination = options.destination;
@@ -60,6 +62,11 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: REDACTED },
       formatters: { log: (object) => redactDeep(object) },
+      // Without an active span the line's own object is logged as it is (pino's default merge
+      // would copy it into the mixin's object on every line).
+      mixin: activeTraceFields,
+      mixinMergeStrategy: (object, trace: TraceFields) =>
+        trace.trace_id === undefined ? object : { ...trace, ...object },
     },
     destination ?? pino.destination({ dest: 1, sync: true }),
   );

@@ -16,7 +16,9 @@ export {
 export {
   CLOUDEVENTS_CONTENT_TYPE,
   cloudEventEnvelopeSchema,
+  contextFromHeaders,
   defineEvent,
+  injectTraceHeaders,
   publishCloudEvent,
   subscribeCloudEvents,
   type CloudEvent,

@@ -1,5 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
+import { tracingEnabled } from '@nhp/shared-tracing';
 import type { Logger } from 'pino';
+import { traceMongoCommands } from './command-spans';
 
 /** The write concern of every write of record (MONGO_WRITE_CONCERN in shared-config). */
 export interface WriteConcernOptions {
@@ -107,6 +109,8 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
     retryWrites: true,
     retryReads: true,
     appName: options.appName,
+    // The events a span per command is made from (command-spans.ts); off, the driver skips them.
+    monitorCommands: tracingEnabled(),
   });
   conn.on('disconnected', () => logger.warn('mongodb disconnected'));
   conn.on('reconnected', () => logger.info('mongodb reconnected'));
@@ -118,6 +122,7 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
     await conn.close().catch(() => undefined);
     throw err;
   }
+  if (tracingEnabled()) traceMongoCommands(conn.getClient());
   logger.info({ db: conn.name }, 'mongodb connected');
   return conn;
 }

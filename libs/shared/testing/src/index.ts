@@ -36,3 +36,11 @@ export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
  * programmer-rejection, operational-rejection, uncaught-exception); see process-faults.ts.
  */
 export const processFaultsPreload = resolve(__dirname, 'process-faults.ts');
+export {
+  recordSpans,
+  sensitiveAttributes,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type RecordedSpan,
+  type SpanRecorder,
+} from './tracing';

@@ -52,3 +52,63 @@ export function generateSynthetic(
     String(changeShare),
   ]);
 }
+
+/**
+ * A stand-in for a local OpenTelemetry collector: its own process (so receiving costs the measured
+ * servers nothing but the sending), answering every OTLP/HTTP export 200 after reading its body.
+ * Counts the exports it received, for a line that shows spans did go out.
+ */
+const COLLECTOR_STAND_IN = `
+const http = require('node:http');
+let exports = 0, bytes = 0;
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET') return res.end(JSON.stringify({ exports, bytes }));
+  req.on('data', (c) => (bytes += c.length));
+  req.on('end', () => { exports++; res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(); });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+export interface CollectorStandIn {
+  url: string;
+  pid: number | undefined;
+  /** OTLP exports (requests) and bytes received so far. */
+  received(): Promise<{ exports: number; bytes: number }>;
+  stop(): void;
+}
+
+export function startCollectorStandIn(): Promise<CollectorStandIn> {
+  const child = spawn(process.execPath, ['-e', COLLECTOR_STAND_IN], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`collector stand-in exited ${code}`)));
+    child.stdout.once('data', (chunk: Buffer) => {
+      const url = `http://127.0.0.1:${chunk.toString().trim()}`;
+      resolve({
+        url,
+        pid: child.pid,
+        received: async () =>
+          (await (await fetch(url)).json()) as { exports: number; bytes: number },
+        stop: () => void child.kill(),
+      });
+    });
+  });
+}
+
+/** The OTEL_* variables of an app measured with tracing on: 10% sampled, to the stand-in. */
+export function tracingOnEnv(collectorUrl: string): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.1',
+  };
+}
+
+/** Tracing off whatever the shell running the bench has set (the apps inherit its environment). */
+export const TRACING_OFF_ENV: Record<string, string> = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  OTEL_TRACES_EXPORTER: '',
+};

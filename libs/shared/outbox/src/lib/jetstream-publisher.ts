@@ -8,6 +8,8 @@ import {
   type NatsConnection,
   type StreamSpec,
 } from '@nhp/shared-messaging';
+import { deferredContext, type TraceCarrier } from '@nhp/shared-tracing';
+import { context } from '@opentelemetry/api';
 import type { z } from 'zod';
 
 /** One event as an outbox publishes it. */
@@ -18,6 +20,11 @@ export interface OutboxMessage {
   event: CloudEvent;
   /** When given, the event is checked against its contract once more before it leaves. */
   eventDef?: EventDefinition<z.ZodType>;
+  /**
+   * The context of the change that recorded the event (stored with the entry): the publish span
+   * is its child while that trace is active, and otherwise links to it (see deferredContext).
+   */
+  trace?: TraceCarrier;
 }
 
 export interface PublishedAck {
@@ -86,11 +93,15 @@ export function createJetStreamPublisher(options: JetStreamPublisherOptions): Je
       }
       try {
         await ensure(nc);
-        const ack = await publishCloudEvent(nc, message.subject, message.event, {
-          msgId: message.id,
-          timeoutMs: options.ackTimeoutMs ?? 5000,
-          ...(message.eventDef ? { eventDef: message.eventDef } : {}),
-        });
+        const deferred = deferredContext(message.trace);
+        const ack = await context.with(deferred.context, () =>
+          publishCloudEvent(nc, message.subject, message.event, {
+            msgId: message.id,
+            timeoutMs: options.ackTimeoutMs ?? 5000,
+            links: deferred.links,
+            ...(message.eventDef ? { eventDef: message.eventDef } : {}),
+          }),
+        );
         logger[level](
           {
             eventId: message.id,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { outboxPush } from '@nhp/shared-outbox';
+import { currentTraceCarrier, type TraceCarrier } from '@nhp/shared-tracing';
 
 /** The array field that holds a document's pending entries; readers project it out. */
 export const JOURNAL_FIELD = 'journal';
@@ -43,6 +44,11 @@ export interface JournalEntry {
   operation: string;
   target: AuditTarget;
   requestId?: string;
+  /**
+   * The W3C context of the change (the request's span) while tracing is on: the relay's publish,
+   * maybe after a restart, links to it, and the event carries it (CloudEvents `traceparent`).
+   */
+  trace?: TraceCarrier;
   event?: JournalEvent;
 }
 
@@ -68,6 +74,8 @@ export function newJournalEntry(input: NewJournalEntry, now: Date = new Date()):
     target: input.target,
   };
   if (input.requestId !== undefined) entry.requestId = input.requestId;
+  const trace = currentTraceCarrier();
+  if (trace.traceparent) entry.trace = trace;
   if (input.event) {
     entry.event = { ...input.event, id, time: input.event.time ?? now.toISOString() };
   }

@@ -16,4 +16,5 @@ export {
   PENDING_COLLECTION,
   type CreateJournalOptions,
   type Journal,
+  type JournalEventOrigin,
 } from './journal';

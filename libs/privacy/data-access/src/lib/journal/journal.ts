@@ -11,6 +11,9 @@ import type { Connection } from 'mongoose';
 import { auditSchema, auditTrail, type AuditFilter, type AuditRecord } from './audit';
 import { JOURNAL_FIELD, type JournalEntry, type JournalEvent } from './entry';
 
+/** Where a journalled event came from: the change's request id and trace context. */
+export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
+
 /**
  * The journal: audit records and replication events written in the same single-document write as
  * the change they record, without transactions (MongoDB needs a replica set for those). It is
@@ -58,8 +61,11 @@ export interface Journal {
 
 export interface CreateJournalOptions {
   connection: Connection;
-  /** Publishes a replication event (e.g. to JetStream with Nats-Msg-Id = event.id). */
-  publish?: (event: JournalEvent) => Promise<void>;
+  /**
+   * Publishes a replication event (e.g. to JetStream with Nats-Msg-Id = event.id); `origin` is the
+   * change's request id and trace context, for the event's extension attributes and its span.
+   */
+  publish?: (event: JournalEvent, origin: JournalEventOrigin) => Promise<void>;
   logger: Logger;
   /** Default 5000 ms. */
   sweepIntervalMs?: number;
@@ -106,7 +112,12 @@ export function createJournal(options: CreateJournalOptions): Journal {
     store: documentOutboxStore({ entries, pointers }),
     sink: (entry) => audit.record(entry),
     publish: async (entry) => {
-      if (entry.event && publish) await publish(entry.event);
+      if (entry.event && publish) {
+        await publish(entry.event, {
+          ...(entry.requestId !== undefined ? { requestId: entry.requestId } : {}),
+          ...(entry.trace ? { trace: entry.trace } : {}),
+        });
+      }
     },
     logger,
   });

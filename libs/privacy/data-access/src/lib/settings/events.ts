@@ -14,7 +14,7 @@ import {
 } from '@nhp/shared-messaging';
 import { createJetStreamPublisher, type PublishObserver } from '@nhp/shared-outbox';
 import type { z } from 'zod';
-import type { JournalEvent } from '../journal';
+import type { JournalEvent, JournalEventOrigin } from '../journal';
 
 /** CloudEvents `source` of every event privacy-api emits. */
 export const PRIVACY_EVENT_SOURCE = '/nhp/privacy-api';
@@ -68,7 +68,10 @@ export function createSettingEventPublisher(options: SettingEventPublisherOption
     events: options.events,
   });
 
-  return async function publish(event: JournalEvent): Promise<void> {
+  return async function publish(
+    event: JournalEvent,
+    origin: JournalEventOrigin = {},
+  ): Promise<void> {
     const envelope: CloudEvent = {
       specversion: '1.0',
       id: event.id,
@@ -76,12 +79,16 @@ export function createSettingEventPublisher(options: SettingEventPublisherOption
       type: event.type,
       time: event.time,
       datacontenttype: 'application/json',
+      // Extension attributes: the change's trace context (Distributed Tracing) and request id.
+      ...origin.trace,
+      ...(origin.requestId !== undefined ? { requestid: origin.requestId } : {}),
       data: event.data,
     };
     await jetStream.publish({
       id: event.id,
       subject: event.subject,
       event: envelope,
+      ...(origin.trace ? { trace: origin.trace } : {}),
       // The setting-changed data is checked against its contract once more before it leaves.
       ...(event.type === SETTING_CHANGED_EVENT_TYPE
         ? { eventDef: settingChangedEvent as unknown as EventDefinition<z.ZodType> }

@@ -1,0 +1,96 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_URL_SCHEME,
+} from '@opentelemetry/semantic-conventions';
+import { tracingEnabled } from './start';
+
+export const TRACER_NAME = '@nhp/shared-tracing';
+
+const ROUTE = Symbol('http.route');
+type Routed = IncomingMessage & {
+  [ROUTE]?: string;
+  // What Express leaves on a request it routed.
+  route?: { path?: unknown };
+  baseUrl?: string;
+};
+
+/**
+ * Names the route template a request matched (`/api/v1/treatmentGroup`), for a request answered
+ * outside Express's router (a fast path). Express's own routes need nothing: the matched route is
+ * read from the request when the response ends.
+ */
+export function setHttpRoute(req: IncomingMessage, route: string): void {
+  // Off, the request object is left as it is (a new property on every request costs).
+  if (tracingEnabled()) (req as Routed)[ROUTE] = route;
+}
+
+function routeOf(req: Routed): string | undefined {
+  if (req[ROUTE]) return req[ROUTE];
+  const path = req.route?.path;
+  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : undefined;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * A SERVER span around every request the listener answers, continuing the caller's trace
+ * (`traceparent`/`tracestate`, or whatever OTEL_PROPAGATORS names). Its attributes are an
+ * allow-list: method, route template, status, scheme, protocol version and the request id, never
+ * the URL (a query or a path may carry an identity number), a header with credentials or a body.
+ * Wrap the listener only when tracing is on (see tracingEnabled): off, nothing is wrapped.
+ */
+export function traceHttpRequests(listener: RequestListener): RequestListener {
+  const tracer = trace.getTracer(TRACER_NAME);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: method,
+          [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+          [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+        },
+      },
+      parent,
+    );
+    res.once('close', () => {
+      const route = routeOf(req as Routed);
+      const status = res.statusCode;
+      if (route) {
+        span.setAttribute(ATTR_HTTP_ROUTE, route);
+        span.updateName(`${method} ${route}`);
+      }
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      const requestId = res.getHeader('x-request-id');
+      if (typeof requestId === 'string') {
+        span.setAttribute('http.response.header.x-request-id', [requestId]);
+      }
+      if (status >= 500) {
+        span.setAttribute(ATTR_ERROR_TYPE, String(status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      } else if (!res.writableFinished) {
+        // The client went away before the response was complete.
+        span.setAttribute(ATTR_ERROR_TYPE, 'aborted');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    });
+    context.with(trace.setSpan(parent, span), () => listener(req, res));
+  };
+}

@@ -1,0 +1,11 @@
+export {
+  startTracing,
+  tracingEnabled,
+  tracingRequested,
+  type StartTracingOptions,
+  type Tracing,
+} from './start';
+export { currentTraceCarrier, deferredContext, spanContextOf, type TraceCarrier } from './carrier';
+export { setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
+export { errorType, failSpan, inSpan, tracer } from './spans';
+export { activeTraceFields, type TraceFields } from './trace-fields';

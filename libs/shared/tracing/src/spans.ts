@@ -1,0 +1,56 @@
+import {
+  context,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { TRACER_NAME } from './http-server';
+
+/** The project's tracer (the API's no-op until startTracing registered the SDK). */
+export function tracer(): Tracer {
+  return trace.getTracer(TRACER_NAME);
+}
+
+/**
+ * The error's kind for `error.type`: its code or its class name, never its message (a driver's
+ * message may quote the document it refused, identity number included).
+ */
+export function errorType(err: unknown): string {
+  const e = err as { code?: unknown; codeName?: unknown; name?: unknown } | undefined;
+  if (typeof e?.codeName === 'string') return e.codeName;
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.name === 'string' && e.name) return e.name;
+  return 'Error';
+}
+
+/** Marks a span failed with the error's kind (see errorType). */
+export function failSpan(span: Span, err: unknown): void {
+  span.setAttribute(ATTR_ERROR_TYPE, errorType(err));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * Runs `fn` in a new active span that ends when `fn` settles, failed when it throws. `parent`
+ * defaults to the active context.
+ */
+export function inSpan<T>(
+  name: string,
+  options: SpanOptions,
+  fn: (span: Span) => Promise<T>,
+  parent: Context = context.active(),
+): Promise<T> {
+  return tracer().startActiveSpan(name, options, parent, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
