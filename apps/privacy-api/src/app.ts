@@ -44,6 +44,11 @@ export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
 export const LARGE_BODY_PATHS = ['/personverninnstillinger/settinnbyggerspersonverninnstilling/v2'];
 export const LARGE_BODY_LIMIT = 6 * 1024 * 1024;
 export const BODY_LIMIT = 256 * 1024;
+/**
+ * Set requests with a proof: at most two bodies above the small limit in memory at once (each costs
+ * about 30 MB while it is parsed, decoded and stored); the others wait unread (see README, Memory).
+ */
+export const LARGE_BODIES = { above: BODY_LIMIT, concurrent: 2 };
 
 /**
  * The body limit of a request, chosen before routing: routing is case-insensitive and ignores a
@@ -93,6 +98,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
     metrics: metrics.http,
     serveMetrics: deps.serveMetrics,
     bodyLimit: bodyLimitFor(basePath),
+    largeBodies: LARGE_BODIES,
     trustProxy: context.options.trustProxy,
     health: healthRouter(deps.health, { probes: false }),
     routes(app) {

@@ -7,6 +7,7 @@ import {
 } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ACCEPTED_ALGS } from './errors';
+import { ReplayTable } from './replay-table';
 
 /**
  * DPoP proofs (RFC 9449 §4.3): `typ` dpop+jwt, an accepted asymmetric algorithm, the public key in
@@ -50,7 +51,10 @@ export class ProofError extends Error {
   }
 }
 
-/** The shared replay store could not be asked: the proof can be neither accepted nor refused. */
+/**
+ * The replay check cannot be made (the shared replay store cannot be asked, or the local replay
+ * table is full): the proof can be neither accepted nor refused.
+ */
 export class ReplayStoreUnavailableError extends Error {
   override readonly name = 'ReplayStoreUnavailableError';
 }
@@ -66,10 +70,15 @@ export interface SharedReplayStore {
 export interface DpopOptions {
   /** How far `iat` may be from now, either way (seconds). Default 60. */
   iatWindowSec?: number;
-  /** Most `jti`s remembered. Default 100 000. */
-  replayCacheSize?: number;
-  /** Checked proof headers (with their imported public keys) kept ready. Default 1000. */
-  keyCacheSize?: number;
+  /**
+   * Bytes for the `jti`s of accepted proofs (16 a proof, up to three quarters full: see
+   * replay-table.ts). Default 8 MiB: about 390 000 proofs within their windows, 6,500 a second at
+   * the default window. When it is full, new proofs are refused (503-class) until entries expire;
+   * a live entry is never dropped.
+   */
+  replayCacheBytes?: number;
+  /** Bytes for checked proof headers with their imported public keys. Default 2 MiB (about 800 keys). */
+  keyCacheBytes?: number;
   /**
    * Asked after the local cache, for proofs no instance may accept twice. Without it a proof is
    * refused as a replay only by the instance that saw it (one instance: enough).
@@ -244,18 +253,26 @@ interface CheckedHeader {
   key: KeyObject;
 }
 
+/**
+ * What a kept header costs: its text, the thumbprint, and the imported key (OpenSSL's key and
+ * Node's KeyObject: about 1-2 KiB for P-256 and RSA-2048, counted as 2 KiB).
+ */
+const headerEntryBytes = (encodedHeader: string) => 2 * encodedHeader.length + 2048 + 256;
+
 export function createDpopVerifier(options: DpopOptions = {}) {
   const windowMs = (options.iatWindowSec ?? 60) * 1000;
-  // jti → until when it is remembered. Bounded: a flood of valid proofs evicts the oldest entries
-  // first, so the size must exceed the proofs accepted within 2 × the window (100 000 covers about
-  // 800 requests a second at the default window).
-  const seen = new LRUCache<string, number>({ max: options.replayCacheSize ?? 100_000 });
+  // The jtis of accepted proofs, each until its iat leaves the window, bounded in bytes. A full
+  // table refuses new proofs rather than forget a live one (which would let its replay through).
+  const seen = new ReplayTable(options.replayCacheBytes ?? 8 * 1024 * 1024);
   // Encoded protected header → what checking it gave (algorithm, key thumbprint, imported key).
   // A client signs every proof under the same header bytes, and everything checked about the
   // header follows from those bytes alone, so a header seen before is not decoded, checked and
   // imported again. Only headers whose key an access token is bound to are kept (any other is
   // checked for its proof alone), so a client cannot fill the cache with throw-away keys.
-  const headers = new LRUCache<string, CheckedHeader>({ max: options.keyCacheSize ?? 1000 });
+  const headers = new LRUCache<string, CheckedHeader>({
+    maxSize: options.keyCacheBytes ?? 2 * 1024 * 1024,
+    sizeCalculation: (_value, encodedHeader) => headerEntryBytes(encodedHeader),
+  });
 
   function checkedHeader(encodedHeader: string, jkt: string): CheckedHeader {
     const cached = headers.get(encodedHeader);
@@ -315,24 +332,27 @@ export function createDpopVerifier(options: DpopOptions = {}) {
       throw new ProofError('The DPoP proof is not signed by the key the access token is bound to');
     }
 
-    // Last, so that only proofs that passed every other check occupy the cache.
-    const replayKey = `${input.jkt}:${jti}`;
-    const until = seen.get(replayKey);
-    if (until !== undefined && until > input.nowMs) {
-      throw new ProofError('The DPoP proof has been used before', true);
+    // Last, so that only proofs that passed every other check occupy the cache. A proof stays
+    // acceptable while its iat is within the window, so its jti is remembered as long.
+    const digest = createHash('sha256').update(`${input.jkt}:${jti}`).digest();
+    const replayKey = ReplayTable.keyOf(digest);
+    const claimed = seen.claim(replayKey, iat * 1000 + windowMs, input.nowMs);
+    if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before', true);
+    if (claimed === 'full') {
+      throw new ReplayStoreUnavailableError(
+        'the DPoP replay cache is full (dpop.replayCacheBytes): proofs are refused until entries expire',
+      );
     }
-    // A proof stays acceptable while its iat is within the window, so its jti is remembered as long.
-    seen.set(replayKey, iat * 1000 + windowMs);
     const shared = options.sharedReplayStore;
     if (shared) {
       // The key is a hash: bucket keys allow few characters, and a jti is the client's choice.
-      const key = createHash('sha256').update(replayKey).digest('base64url');
+      const key = digest.toString('base64url');
       let first: boolean;
       try {
         first = await shared.claim(key);
       } catch (err) {
         // Not accepted: a retry of this proof must not meet our own mark.
-        seen.delete(replayKey);
+        seen.release(replayKey, input.nowMs);
         throw new ReplayStoreUnavailableError(
           `The DPoP replay store cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
         );

@@ -29,6 +29,8 @@ export interface PrivacyAuthOptions {
   dpop?: DpopOptions;
   /** Verified tokens kept by their hash until expiry. Default 10 000; 0 turns the cache off. */
   tokenCacheSize?: number;
+  /** And at most this many bytes of them (an estimate, see tokenEntryBytes). Default 4 MiB. */
+  tokenCacheBytes?: number;
   logger?: Logger;
 }
 
@@ -71,6 +73,17 @@ interface VerifiedToken {
   expMs: number;
 }
 
+/**
+ * What a cached verification costs, estimated: its key, its strings (two bytes a character at
+ * worst) and, for the objects around them (the entry, the scope set, the cache's own slots), 64
+ * bytes a scope and 256 more.
+ */
+function tokenEntryBytes(token: VerifiedToken, hash: string): number {
+  let bytes = 256 + 2 * hash.length;
+  for (const text of [token.clientId, token.pid, token.jkt]) bytes += 2 * (text?.length ?? 0);
+  for (const scope of token.scopes) bytes += 64 + 2 * scope.length;
+  return bytes;
+}
 // RFC 7235 token68, which is what a JWT is; one space (or more) after the scheme name.
 const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
 const ACCEPTED_TYP = new Set(['at+jwt', 'jwt']);
@@ -90,7 +103,13 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   // Keyed by SHA-256 of the token, so the cache holds no usable credential. Expiry is checked on
   // every hit against the injected clock; the LRU bound keeps memory flat whatever the traffic.
   const verified =
-    cacheSize > 0 ? new LRUCache<string, VerifiedToken>({ max: cacheSize }) : undefined;
+    cacheSize > 0
+      ? new LRUCache<string, VerifiedToken>({
+          max: cacheSize,
+          maxSize: options.tokenCacheBytes ?? 4 * 1024 * 1024,
+          sizeCalculation: tokenEntryBytes,
+        })
+      : undefined;
   const stats: PrivacyAuthStats = { tokenVerifications: 0, tokenCacheHits: 0 };
   const log = options.logger;
 
@@ -279,7 +298,10 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
         if (err instanceof ReplayStoreUnavailableError) {
           // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
           // identity provider's keys being unreachable).
-          log?.warn({ reason: err.message }, 'DPoP proof not checked: the replay store is down');
+          log?.warn(
+            { reason: err.message },
+            'DPoP proof refused: its replay check cannot be made now',
+          );
           throw new AppError({
             code: PRIVACY_CODES.unavailable,
             status: 500,

@@ -4,6 +4,7 @@ import { METRICS_PATH, metricsHandler, type HttpMetrics } from '@nhp/shared-metr
 import { routeTemplate } from './allowed-methods';
 import { jsonBodyReader, perLimit, requireJsonBody, type BodyLimit } from './body';
 import { errorHandler } from './error-handler';
+import { largeBodyGate, type LargeBodyOptions } from './large-body-gate';
 import type { ErrorFormatter } from './error-formatters';
 import { registerParserErrorResponder, takeRefusal } from './parser-errors';
 import { requestId, requestIdFrom } from './request-id';
@@ -19,6 +20,11 @@ export interface CreateHttpAppOptions {
    * function chooses the limit per request (per-route limits); it sees the request before routing.
    */
   bodyLimit?: BodyLimit | ((req: Request) => BodyLimit);
+  /**
+   * At most `concurrent` bodies larger than `above` bytes read and handled at once, on routes whose
+   * body limit exceeds `above`; the others wait unread (see largeBodyGate). Default: no bound.
+   */
+  largeBodies?: LargeBodyOptions;
   /** Registers the service's routes. Runs after parsing and health, before 404/405. */
   routes: (app: Express) => void;
   /** Mounted before the routes (see @nhp/shared-health's healthRouter). */
@@ -70,6 +76,17 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   app.use((req, _res, next) => next(takeRefusal(req)));
   const bodyLimit = options.bodyLimit ?? '100kb';
   const json = (limit: BodyLimit) => jsonBodyReader(limit);
+  if (options.largeBodies) {
+    const gate = largeBodyGate(options.largeBodies);
+    const { above } = options.largeBodies;
+    const limitOf = typeof bodyLimit === 'function' ? bodyLimit : () => bodyLimit;
+    // A limit given as a string ('6mb') counts as large: the gate then looks at the body itself.
+    app.use((req, res, next) => {
+      const limit = limitOf(req);
+      if (typeof limit === 'number' && limit <= above) next();
+      else gate(req, res, next);
+    });
+  }
   if (typeof bodyLimit === 'function') {
     app.use(perLimit(bodyLimit, json));
     app.use(perLimit(bodyLimit, requireJsonBody));

@@ -14,6 +14,12 @@ export {
   type JsonBodyOutcome,
 } from './body';
 export { toClientError } from './client-errors';
+export {
+  largeBodyGate,
+  type LargeBodyGate,
+  type LargeBodyGateStats,
+  type LargeBodyOptions,
+} from './large-body-gate';
 export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 export {
   LOGGED_REQUEST_HEADERS,
