@@ -52,11 +52,12 @@ import {
   cpuPinning,
   describePinning,
   driveTogether,
-  median,
+  PAIRED_CONNECTIONS,
+  PAIRED_ROUND_S,
   pinProcess,
   rssOf,
-  serverCpuShare,
   spawnNode,
+  summariseRounds,
   verdict,
   type Pinning,
   type Side,
@@ -70,9 +71,8 @@ import {
   type CollectorStandIn,
 } from './support/programs';
 
-/** Keep-alive connections to each server, as issue 23's method asks. */
-const CONNECTIONS = 16;
-const DURATION_S = 4;
+const CONNECTIONS = PAIRED_CONNECTIONS;
+const DURATION_S = PAIRED_ROUND_S;
 // PRIVACY_BENCH_ROUNDS changes the number of paired rounds (odd, so that the median is one round).
 const ROUNDS = Math.max(1, Math.floor(Number(process.env['PRIVACY_BENCH_ROUNDS'] ?? 5)) || 5);
 const SET_ROUNDS = ROUNDS;
@@ -535,15 +535,7 @@ async function statusRounds(
   await round(0, 2); // warm-up: JIT, caches, connection pools
   const results = [];
   for (let n = 1; n <= rounds; n++) results.push(await round(n, DURATION_S));
-  return {
-    appRate: median(results.map((r) => r.app.rate)),
-    appCpuUs: median(results.map((r) => r.app.cpuUs)),
-    bareRate: median(results.map((r) => r.bare.rate)),
-    bareCpuUs: median(results.map((r) => r.bare.cpuUs)),
-    ratios: results.map((r) => r.app.rate / r.bare.rate),
-    ratio: median(results.map((r) => r.app.rate / r.bare.rate)),
-    cpuShare: median(results.map((r) => serverCpuShare([r.app, r.bare]))),
-  };
+  return summariseRounds(results);
 }
 
 /** The ratio's context: whether the servers saturated their CPU, and the cost ratio by CPU. */
@@ -663,15 +655,7 @@ async function pairedSetRounds(a: SetSide, b: SetSide) {
     });
     if (n > 0) results.push({ app: x as SideResult, bare: y as SideResult });
   }
-  return {
-    appRate: median(results.map((r) => r.app.rate)),
-    appCpuUs: median(results.map((r) => r.app.cpuUs)),
-    bareRate: median(results.map((r) => r.bare.rate)),
-    bareCpuUs: median(results.map((r) => r.bare.cpuUs)),
-    ratios: results.map((r) => r.app.rate / r.bare.rate),
-    ratio: median(results.map((r) => r.app.rate / r.bare.rate)),
-    cpuShare: median(results.map((r) => serverCpuShare([r.app, r.bare]))),
-  };
+  return summariseRounds(results);
 }
 
 /**

@@ -30,6 +30,8 @@ import {
   type Pinning,
   type Side,
   type SideResult,
+  PAIRED_CONNECTIONS,
+  PAIRED_ROUND_S,
 } from './support/paired';
 import {
   generateSynthetic,
@@ -42,9 +44,8 @@ import {
 } from './support/programs';
 import { build } from 'esbuild';
 
-/** Keep-alive connections to each server and seconds per round, as issue 23's method asks. */
-const CONNECTIONS = 16;
-const DURATION_S = 4;
+const CONNECTIONS = PAIRED_CONNECTIONS;
+const DURATION_S = PAIRED_ROUND_S;
 /** Fresh refsync-api and bare server processes per comparison, and rounds with each pair. */
 const PAIRS = 2;
 const ROUNDS = 5;

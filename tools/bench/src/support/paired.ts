@@ -13,6 +13,10 @@ import { availableParallelism } from 'node:os';
  * can never count as throughput.
  */
 
+/** Keep-alive connections to each server and seconds per round: the method issue 23 names. */
+export const PAIRED_CONNECTIONS = 16;
+export const PAIRED_ROUND_S = 4;
+
 /** USER_HZ, the unit of utime and stime in /proc/<pid>/stat (100 on every common Linux). */
 const CLOCK_TICKS_PER_S = 100;
 
@@ -237,4 +241,17 @@ export function verdict(
   const ok = op === '>=' ? value >= target : value <= target;
   const unit = options.unit ? ` ${options.unit}` : '';
   return `${value.toFixed(options.digits ?? 2)}${unit} (target ${op} ${target}${unit}) ${ok ? 'PASS' : 'FAIL'}`;
+}
+
+/** The medians of paired rounds of a service (`app`) against its floor (`bare`). */
+export function summariseRounds(results: Array<{ app: SideResult; bare: SideResult }>) {
+  return {
+    appRate: median(results.map((r) => r.app.rate)),
+    appCpuUs: median(results.map((r) => r.app.cpuUs)),
+    bareRate: median(results.map((r) => r.bare.rate)),
+    bareCpuUs: median(results.map((r) => r.bare.cpuUs)),
+    ratios: results.map((r) => r.app.rate / r.bare.rate),
+    ratio: median(results.map((r) => r.app.rate / r.bare.rate)),
+    cpuShare: median(results.map((r) => serverCpuShare([r.app, r.bare]))),
+  };
 }
