@@ -6,6 +6,7 @@ export {
   type PublishOutcome,
   type RelaySummary,
 } from './lib/types';
+export { batchedWrites, type BatchedWrites } from './lib/batched-writes';
 export {
   documentEntries,
   outboxPush,

@@ -264,6 +264,28 @@ describe('outbox relay: retries and the loop', () => {
     expect(await relay.relayUntilDone(60_000)).toEqual({ relayed: 2, duplicates: 0, pending: 0 });
   });
 
+  it('when a relay is given the entries its write returned, then it relays them without reading the document, unless another relay of the document is under way', async () => {
+    const [a, b] = [entry(), entry()];
+    const store = memoryStore([a, b]);
+    const published: string[] = [];
+    const relay = createOutboxRelay<Entry>({
+      name: 'test',
+      store,
+      publish: async (e) => void published.push(e.id),
+      logger,
+    });
+    const ref = { collection: 'memory', docId: 1 };
+    expect(await relay.relay(ref, [a])).toEqual({ relayed: 1, duplicates: 0, pending: 0 });
+    expect(store.reads).toBe(0);
+    // Two at once: the second waits for the first and reads what is left then.
+    const first = relay.relay(ref, [b]);
+    const second = relay.relay(ref, [b]);
+    await first;
+    expect(await second).toEqual({ relayed: 0, duplicates: 0, pending: 0 });
+    expect(store.reads).toBe(1);
+    expect(published).toEqual([a.id, b.id]);
+  });
+
   it('when the loop is kicked, then it sweeps before its interval is over, and stop() ends it', async () => {
     const store = memoryStore([]);
     const relay = createOutboxRelay<Entry>({ name: 'test', store, logger });

@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import type { AnyBulkWriteOperation, Document } from 'mongodb';
 import type { Connection } from 'mongoose';
 import type { DocumentRef, OutboxEntry } from './types';
 
@@ -37,6 +37,11 @@ export interface DocumentEntries<E extends OutboxEntry> {
   /** Settles a relayed entry (see SettleMode); false when it was not pending (any more). */
   settle(ref: DocumentRef, id: string, at?: Date): Promise<boolean>;
   /**
+   * The same settle as a bulk statement on the document's collection (for `BatchedWrites`, which
+   * tells no statement's count: for a caller that does not need `settle`'s answer).
+   */
+  settleStatement(ref: DocumentRef, id: string, at?: Date): AnyBulkWriteOperation<Document>;
+  /**
    * `mark` only: drops the oldest relayed entries beyond the newest `keep` (by `createdAt` when
    * the entries have one, else in written order); pending entries stay. Returns how many went.
    */
@@ -62,6 +67,18 @@ export function documentEntries<E extends OutboxEntry>(
   const { connection, field, settle: mode } = options;
   const collection = (ref: DocumentRef) => connection.collection<Document>(ref.collection);
   const byId = (ref: DocumentRef) => ({ _id: ref.docId as never });
+  /** What settles an entry: pull it, or mark it relayed if it is still pending. */
+  const settling = (
+    ref: DocumentRef,
+    id: string,
+    at: Date,
+  ): { filter: Document; update: Document } =>
+    mode === 'pull'
+      ? { filter: byId(ref), update: { $pull: { [field]: { id } } } }
+      : {
+          filter: { ...byId(ref), [field]: { $elemMatch: { id, [PUBLISHED_AT]: null } } },
+          update: { $set: { [`${field}.$.${PUBLISHED_AT}`]: at } },
+        };
 
   async function read(ref: DocumentRef): Promise<Document[]> {
     // Majority-committed entries only: on a replica set a sweep must not publish an entry whose
@@ -95,17 +112,13 @@ export function documentEntries<E extends OutboxEntry>(
     },
 
     async settle(ref, id, at = new Date()) {
-      if (mode === 'pull') {
-        const result = await collection(ref).updateOne(byId(ref), {
-          $pull: { [field]: { id } },
-        } as never);
-        return result.modifiedCount > 0;
-      }
-      const result = await collection(ref).updateOne(
-        { ...byId(ref), [field]: { $elemMatch: { id, [PUBLISHED_AT]: null } } },
-        { $set: { [`${field}.$.${PUBLISHED_AT}`]: at } },
-      );
+      const { filter, update } = settling(ref, id, at);
+      const result = await collection(ref).updateOne(filter, update);
       return result.modifiedCount > 0;
+    },
+
+    settleStatement(ref, id, at = new Date()) {
+      return { updateOne: settling(ref, id, at) };
     },
 
     async trimSettled(ref, keep) {

@@ -1,3 +1,4 @@
+import type { BatchedWrites } from './batched-writes';
 import type { DocumentEntries } from './document-entries';
 import type { OutboxPointers } from './pointers';
 import { documentKey, type DocumentRef, type OutboxEntry, type OutboxStore } from './types';
@@ -11,6 +12,8 @@ export type DocumentOutboxStoreOptions<E extends OutboxEntry> = {
   | {
       /** Entries may be in any document: a pointer per entry says where (see OutboxPointers). */
       pointers: OutboxPointers;
+      /** Settles through these (one command for the entries of many documents). */
+      writes?: BatchedWrites;
     }
   | {
       /** Entries are only ever in these documents (e.g. one state document). */
@@ -33,7 +36,7 @@ export function documentOutboxStore<E extends OutboxEntry>(
       },
     };
   }
-  const { pointers } = options;
+  const { pointers, writes } = options;
   return {
     async documents() {
       const unique = new Map<string, DocumentRef>();
@@ -45,7 +48,8 @@ export function documentOutboxStore<E extends OutboxEntry>(
     },
     pending: (ref) => entries.pending(ref),
     async settle(ref, entry) {
-      await entries.settle(ref, entry.id);
+      if (writes) await writes.write(ref.collection, entries.settleStatement(ref, entry.id));
+      else await entries.settle(ref, entry.id);
       await pointers.forget(entry.id);
     },
     // A stale pointer whose entry is in no document names a write that never happened (the

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { Schema } from 'mongoose';
+import type { BatchedWrites } from './batched-writes';
 import type { DocumentRef } from './types';
 
 /**
@@ -39,6 +40,8 @@ export interface OutboxPointersOptions {
   /** A pointer older than this whose entry is in no document names a write that never happened. */
   staleAfterMs: number;
   now?: () => number;
+  /** Registers and forgets through these (one command for the pointers of many requests). */
+  writes?: BatchedWrites;
 }
 
 /** The pointers' schema, for the index a sweep reads them by; register it as a model to build it. */
@@ -52,18 +55,21 @@ export function pointerSchema(collection: string): Schema {
 }
 
 export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
-  const { connection, collection, staleAfterMs } = options;
+  const { connection, collection, staleAfterMs, writes } = options;
   const now = options.now ?? Date.now;
   const pointers = () => connection.collection<OutboxPointer>(collection);
   return {
     collection,
     async register(entryId, ref) {
-      await pointers().insertOne({
+      const pointer: OutboxPointer = {
         _id: entryId,
         collection: ref.collection,
         docId: ref.docId,
         createdAt: new Date(now()),
-      });
+      };
+      if (writes)
+        await writes.write<OutboxPointer>(collection, { insertOne: { document: pointer } });
+      else await pointers().insertOne(pointer);
     },
     list: (limit) => pointers().find({}).sort({ createdAt: 1 }).limit(limit).toArray(),
     stale: (limit) =>
@@ -73,7 +79,9 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
         .limit(limit)
         .toArray(),
     async forget(entryId) {
-      await pointers().deleteOne({ _id: entryId });
+      if (writes)
+        await writes.write<OutboxPointer>(collection, { deleteOne: { filter: { _id: entryId } } });
+      else await pointers().deleteOne({ _id: entryId });
     },
     async backlog(maxTimeMs = 1000) {
       const [pending, oldest] = await Promise.all([

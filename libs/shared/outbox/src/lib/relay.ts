@@ -40,11 +40,16 @@ export interface CreateOutboxRelayOptions<E extends OutboxEntry> {
   backoff?: { baseDelayMs?: number; maxDelayMs?: number };
 }
 
-export interface OutboxRelay {
-  /** Relays one document's pending entries in order; stops at its first failure. Never rejects. */
-  relay(ref: DocumentRef): Promise<RelaySummary>;
+export interface OutboxRelay<E extends OutboxEntry = OutboxEntry> {
+  /**
+   * Relays one document's pending entries in order; stops at its first failure. Never rejects.
+   * `pending`: the document's pending entries as the caller's own acknowledged write returned them
+   * (so the relay need not read them again); ignored while another relay of the document is under
+   * way in this process (it may settle some of them meanwhile), which then reads them after it.
+   */
+  relay(ref: DocumentRef, pending?: readonly E[]): Promise<RelaySummary>;
   /** Relays the document soon (right after the write that carries its entry was acknowledged). */
-  flushSoon(ref: DocumentRef): void;
+  flushSoon(ref: DocumentRef, pending?: readonly E[]): void;
   /**
    * Relays every document the store names; concurrent callers share the sweep in progress.
    * Rejects only when the store cannot tell which documents to visit (or its housekeeping fails).
@@ -76,7 +81,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  */
 export function createOutboxRelay<E extends OutboxEntry>(
   options: CreateOutboxRelayOptions<E>,
-): OutboxRelay {
+): OutboxRelay<E> {
   const { name, store, logger } = options;
   const baseDelayMs = options.backoff?.baseDelayMs ?? 500;
   const maxDelayMs = options.backoff?.maxDelayMs ?? 30_000;
@@ -94,16 +99,16 @@ export function createOutboxRelay<E extends OutboxEntry>(
   const inFlight = new Set<Promise<unknown>>();
   let sweeping: Promise<RelaySummary> | undefined;
 
-  async function relayDocument(ref: DocumentRef): Promise<RelaySummary> {
+  async function relayDocument(ref: DocumentRef, known?: readonly E[]): Promise<RelaySummary> {
     const summary: RelaySummary = { relayed: 0, duplicates: 0, pending: undefined };
     const failed = (err: unknown, error: AppError): RelaySummary => ({
       ...summary,
       error,
       reason: messageOf(err),
     });
-    let entries: E[];
+    let entries: readonly E[];
     try {
-      entries = await store.pending(ref);
+      entries = known ?? (await store.pending(ref));
     } catch (err) {
       return failed(err, toAppError(err));
     }
@@ -133,12 +138,13 @@ export function createOutboxRelay<E extends OutboxEntry>(
     return summary;
   }
 
-  function relay(ref: DocumentRef): Promise<RelaySummary> {
+  function relay(ref: DocumentRef, pending?: readonly E[]): Promise<RelaySummary> {
     const key = documentKey(ref);
-    const previous = chains.get(key) ?? Promise.resolve(undefined);
-    const next = previous
+    const previous = chains.get(key);
+    const known = previous ? undefined : pending;
+    const next = (previous ?? Promise.resolve(undefined))
       .catch(() => undefined)
-      .then(() => relayDocument(ref))
+      .then(() => relayDocument(ref, known))
       .finally(() => {
         if (chains.get(key) === next) chains.delete(key);
       });
@@ -254,9 +260,9 @@ export function createOutboxRelay<E extends OutboxEntry>(
     sweep,
     idle,
 
-    flushSoon(ref) {
+    flushSoon(ref, pending) {
       track(
-        relay(ref).then((summary) => {
+        relay(ref, pending).then((summary) => {
           if (summary.error) onRelayFailed(summary.error, ref, 'flush');
         }),
       );

@@ -1,4 +1,4 @@
-import type { DocumentEntries, OutboxPointers } from '@nhp/shared-outbox';
+import type { BatchedWrites, DocumentEntries, OutboxPointers } from '@nhp/shared-outbox';
 import { SWEEP_BATCH } from '@nhp/shared-outbox';
 import type { Collection, Document } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
@@ -64,14 +64,20 @@ function storedRecord(doc: Document): AuditRecord {
  * sink) before its event is published, and listed with the entries still waiting in their
  * documents.
  */
-export function auditTrail(connection: Connection) {
+export function auditTrail(connection: Connection, writes?: BatchedWrites) {
   const audit = (): Collection<Document> => connection.collection<Document>(AUDIT_COLLECTION);
 
   return {
     /** The relay's sink: the entry's record, inserted once (idempotent by id; never updated). */
     async record(entry: JournalEntry): Promise<void> {
       const { id, relayed: _relayed, ...fields } = toAuditRecord(entry, true);
-      await audit().updateOne({ _id: id as never }, { $setOnInsert: fields }, { upsert: true });
+      const filter = { _id: id as never };
+      const update = { $setOnInsert: fields };
+      if (writes) {
+        await writes.write(AUDIT_COLLECTION, { updateOne: { filter, update, upsert: true } });
+      } else {
+        await audit().updateOne(filter, update, { upsert: true });
+      }
     },
 
     /** The trail, oldest first, including records not yet relayed. */

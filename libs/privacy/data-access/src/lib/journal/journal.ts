@@ -1,5 +1,6 @@
 import type { Logger } from '@nhp/shared-logger';
 import {
+  batchedWrites,
   createOutboxRelay,
   documentEntries,
   documentOutboxStore,
@@ -41,8 +42,12 @@ export const PENDING_COLLECTION = 'privacy_journal_pending';
 export interface Journal {
   /** Step 1: the pointer, inserted before the write that carries the entry. */
   register(entry: JournalEntry, collection: string, docId: unknown): Promise<void>;
-  /** Step 3: relay the document's pending entries soon; never throws (the sweeper retries). */
-  flushSoon(collection: string, docId: unknown): void;
+  /**
+   * Step 3: relay the document's pending entries soon; never throws (the sweeper retries).
+   * `pending`: the document's `journal` as the acknowledged write returned it, if it did (saves
+   * reading it again).
+   */
+  flushSoon(collection: string, docId: unknown, pending?: readonly JournalEntry[]): void;
   /** Relays every document with pending entries; returns how many entries were relayed. */
   sweep(): Promise<number>;
   /** Resolves when every relay started so far has finished (tests, shutdown). */
@@ -95,6 +100,8 @@ export function createJournal(options: CreateJournalOptions): Journal {
   const { connection, logger, publish } = options;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   journalModels(connection);
+  // Pointers, audit records and settles of concurrent writes share their commands.
+  const writes = batchedWrites(connection);
   const entries = documentEntries<JournalEntry>({
     connection,
     field: JOURNAL_FIELD,
@@ -105,11 +112,12 @@ export function createJournal(options: CreateJournalOptions): Journal {
     collection: PENDING_COLLECTION,
     staleAfterMs: options.staleAfterMs ?? 60_000,
     now: options.now,
+    writes,
   });
-  const audit = auditTrail(connection);
+  const audit = auditTrail(connection, writes);
   const relay = createOutboxRelay<JournalEntry>({
     name: 'journal',
-    store: documentOutboxStore({ entries, pointers }),
+    store: documentOutboxStore({ entries, pointers, writes }),
     sink: (entry) => audit.record(entry),
     publish: async (entry) => {
       if (entry.event && publish) {
@@ -126,7 +134,7 @@ export function createJournal(options: CreateJournalOptions): Journal {
     async register(entry, collection, docId) {
       await translated(() => pointers.register(entry.id, { collection, docId }));
     },
-    flushSoon: (collection, docId) => relay.flushSoon({ collection, docId }),
+    flushSoon: (collection, docId, pending) => relay.flushSoon({ collection, docId }, pending),
     sweep: async () => (await relay.sweep()).relayed,
     idle: () => relay.idle(),
     start: () => relay.start(sweepIntervalMs),

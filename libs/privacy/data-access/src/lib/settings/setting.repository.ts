@@ -253,7 +253,8 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
           if (duplicateKeyInfo(err)) return 'conflict';
           throw toAppError(err);
         }
-        journal.flushSoon(SETTINGS_COLLECTION, id);
+        // A new document: its journal is exactly this entry.
+        journal.flushSoon(SETTINGS_COLLECTION, id, [journalled]);
         return 'written';
       });
     },
@@ -265,15 +266,19 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
         await journal.register(journalled, SETTINGS_COLLECTION, id);
         const { id: _id, ...fields } = state;
         const push = journalPush(journalled).$push;
-        const result = await settings.updateOne(
+        // The write answers with the document's pending journal entries, so that the relay
+        // need not read them again (acknowledged with the write concern: durable, as the
+        // relay's own majority read would see them).
+        const written = await settings.findOneAndUpdate(
           { _id: id, version: expectedVersion },
           {
             $set: { ...fields, version: expectedVersion + 1 },
             $push: { history: { $each: [entry], $slice: -historyLimit }, ...push },
           },
+          { projection: { _id: 0, [JOURNAL_FIELD]: 1 }, returnDocument: 'after' },
         );
-        if (result.matchedCount === 0) return 'conflict';
-        journal.flushSoon(SETTINGS_COLLECTION, id);
+        if (!written) return 'conflict';
+        journal.flushSoon(SETTINGS_COLLECTION, id, written[JOURNAL_FIELD] ?? []);
         return 'written';
       });
     },

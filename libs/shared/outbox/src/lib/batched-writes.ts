@@ -1,0 +1,105 @@
+import {
+  MongoBulkWriteError,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Document,
+} from 'mongodb';
+import type { Connection } from 'mongoose';
+
+/**
+ * Small writes of many concurrent requests (an outbox's pointers, the relay's sink and settle) sent
+ * together: every write asked for in one turn of the event loop goes to its collection in one
+ * unordered `bulkWrite` command, under the connection's write concern (the journaled one), and each
+ * caller's promise settles with its own statement. Under load a command carries the writes of
+ * every request that reached the same step, so the client and the server pay one command's
+ * overhead (and one journal commit) for them all; when idle a command carries one write, sent in
+ * the same turn as before.
+ */
+export interface BatchedWrites {
+  /**
+   * Resolves once the command that carries `op` was acknowledged with the write concern; rejects
+   * with the statement's own write error (a MongoServerError with its code, e.g. a duplicate key)
+   * or the command's failure.
+   */
+  write<T extends Document = Document>(
+    collection: string,
+    op: AnyBulkWriteOperation<T>,
+  ): Promise<void>;
+}
+
+interface Queued {
+  op: AnyBulkWriteOperation<Document>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Statements per command at most; more wait for the next command of the same turn. */
+const MAX_BATCH = 1000;
+
+export function batchedWrites(connection: Connection): BatchedWrites {
+  let queues = new Map<string, Queued[]>();
+  let scheduled = false;
+
+  async function send(collection: string, batch: Queued[]): Promise<void> {
+    try {
+      await connection.collection<Document>(collection).bulkWrite(
+        batch.map((q) => q.op),
+        { ordered: false },
+      );
+      for (const q of batch) q.resolve();
+    } catch (err) {
+      const failed = statementErrors(err);
+      if (!failed) {
+        for (const q of batch) q.reject(err);
+        return;
+      }
+      batch.forEach((q, i) => {
+        const own = failed.get(i);
+        if (own) q.reject(own);
+        else q.resolve();
+      });
+    }
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const due = queues;
+    queues = new Map();
+    for (const [collection, queued] of due) {
+      for (let i = 0; i < queued.length; i += MAX_BATCH) {
+        void send(collection, queued.slice(i, i + MAX_BATCH));
+      }
+    }
+  }
+
+  return {
+    write(collection, op) {
+      return new Promise<void>((resolve, reject) => {
+        const queue = queues.get(collection);
+        const queued = { op: op as AnyBulkWriteOperation<Document>, resolve, reject };
+        if (queue) queue.push(queued);
+        else queues.set(collection, [queued]);
+        if (!scheduled) {
+          scheduled = true;
+          // After the I/O callbacks of this turn: the writes they asked for go out together.
+          setImmediate(flush);
+        }
+      });
+    },
+  };
+}
+
+/**
+ * The statements' own errors by index, when the command itself succeeded (acknowledged, no write
+ * concern error) and only some statements failed; undefined when the whole command failed.
+ */
+function statementErrors(err: unknown): Map<number, MongoServerError> | undefined {
+  if (!(err instanceof MongoBulkWriteError)) return undefined;
+  const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  if (writeErrors.length === 0 || err.result?.getWriteConcernError()) return undefined;
+  const byIndex = new Map<number, MongoServerError>();
+  for (const e of writeErrors) {
+    byIndex.set(e.index, new MongoServerError({ message: e.errmsg ?? '', code: e.code }));
+  }
+  return byIndex;
+}
