@@ -2,6 +2,7 @@ import {
   MongoBulkWriteError,
   MongoServerError,
   type AnyBulkWriteOperation,
+  type Collection,
   type Document,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
@@ -36,13 +37,38 @@ interface Queued {
 /** Statements per command at most; more wait for the next command of the same turn. */
 const MAX_BATCH = 1000;
 
-export function batchedWrites(connection: Connection): BatchedWrites {
+export interface BatchedWritesOptions {
+  /**
+   * How long a write waits for others before its command goes out (default 0: at the end of
+   * the turn). For writes nobody waits for (a relay's steps after the answer), a few ms gather
+   * the writes of more requests into one command at a few hundred requests a second.
+   */
+  lingerMs?: number;
+}
+
+export function batchedWrites(
+  connection: Connection,
+  options: BatchedWritesOptions = {},
+): BatchedWrites {
+  const lingerMs = options.lingerMs ?? 0;
   let queues = new Map<string, Queued[]>();
   let scheduled = false;
 
   async function send(collection: string, batch: Queued[]): Promise<void> {
+    const target = connection.collection<Document>(collection);
+    const [only] = batch;
+    if (batch.length === 1 && only) {
+      // Alone: the driver's plain command for the statement costs less than its bulk machinery.
+      try {
+        await single(target, only.op);
+        only.resolve();
+      } catch (err) {
+        only.reject(err);
+      }
+      return;
+    }
     try {
-      await connection.collection<Document>(collection).bulkWrite(
+      await target.bulkWrite(
         batch.map((q) => q.op),
         { ordered: false },
       );
@@ -81,12 +107,31 @@ export function batchedWrites(connection: Connection): BatchedWrites {
         else queues.set(collection, [queued]);
         if (!scheduled) {
           scheduled = true;
-          // After the I/O callbacks of this turn: the writes they asked for go out together.
-          setImmediate(flush);
+          // After the I/O callbacks of this turn (or the linger): the writes asked for meanwhile
+          // go out together.
+          if (lingerMs > 0) setTimeout(flush, lingerMs);
+          else setImmediate(flush);
         }
       });
     },
   };
+}
+
+/** One statement as the driver's own single-document command. */
+async function single(
+  collection: Collection<Document>,
+  op: AnyBulkWriteOperation<Document>,
+): Promise<void> {
+  if ('insertOne' in op) {
+    await collection.insertOne(op.insertOne.document);
+  } else if ('updateOne' in op) {
+    const { filter, update, upsert } = op.updateOne;
+    await collection.updateOne(filter, update as Document, upsert ? { upsert } : {});
+  } else if ('deleteOne' in op) {
+    await collection.deleteOne(op.deleteOne.filter);
+  } else {
+    await collection.bulkWrite([op], { ordered: false });
+  }
 }
 
 /**

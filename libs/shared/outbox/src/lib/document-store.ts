@@ -12,7 +12,7 @@ export type DocumentOutboxStoreOptions<E extends OutboxEntry> = {
   | {
       /** Entries may be in any document: a pointer per entry says where (see OutboxPointers). */
       pointers: OutboxPointers;
-      /** Settles through these (one command for the entries of many documents). */
+      /** Settles (the entry, then its pointer) through these: one command for many documents. */
       writes?: BatchedWrites;
     }
   | {
@@ -48,8 +48,12 @@ export function documentOutboxStore<E extends OutboxEntry>(
     },
     pending: (ref) => entries.pending(ref),
     async settle(ref, entry) {
-      if (writes) await writes.write(ref.collection, entries.settleStatement(ref, entry.id));
-      else await entries.settle(ref, entry.id);
+      if (writes) {
+        await writes.write(ref.collection, entries.settleStatement(ref, entry.id));
+        await writes.write(pointers.collection, pointers.forgetStatement(entry.id));
+        return;
+      }
+      await entries.settle(ref, entry.id);
       await pointers.forget(entry.id);
     },
     // A stale pointer whose entry is in no document names a write that never happened (the

@@ -1,3 +1,4 @@
+import type { AnyBulkWriteOperation } from 'mongodb';
 import type { Connection } from 'mongoose';
 import { Schema } from 'mongoose';
 import type { BatchedWrites } from './batched-writes';
@@ -25,6 +26,8 @@ export interface OutboxPointers {
   /** Pointers older than the stale age (their write has had ample time), oldest first. */
   stale(limit: number): Promise<OutboxPointer[]>;
   forget(entryId: string): Promise<void>;
+  /** The same forget as a bulk statement on `collection` (for `BatchedWrites`). */
+  forgetStatement(entryId: string): AnyBulkWriteOperation<OutboxPointer>;
   /**
    * How many pointers there are and when the oldest was made, cheaply: the count from the
    * collection's metadata (no scan, however long the backlog), the oldest through the
@@ -58,6 +61,9 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
   const { connection, collection, staleAfterMs, writes } = options;
   const now = options.now ?? Date.now;
   const pointers = () => connection.collection<OutboxPointer>(collection);
+  const forgetStatement = (entryId: string): AnyBulkWriteOperation<OutboxPointer> => ({
+    deleteOne: { filter: { _id: entryId } },
+  });
   return {
     collection,
     async register(entryId, ref) {
@@ -79,10 +85,10 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
         .limit(limit)
         .toArray(),
     async forget(entryId) {
-      if (writes)
-        await writes.write<OutboxPointer>(collection, { deleteOne: { filter: { _id: entryId } } });
+      if (writes) await writes.write(collection, forgetStatement(entryId));
       else await pointers().deleteOne({ _id: entryId });
     },
+    forgetStatement,
     async backlog(maxTimeMs = 1000) {
       const [pending, oldest] = await Promise.all([
         pointers().estimatedDocumentCount({ maxTimeMS: maxTimeMs }),

@@ -39,6 +39,13 @@ export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
 
 export const PENDING_COLLECTION = 'privacy_journal_pending';
 
+/**
+ * How long a relay's audit record, settle and pointer delete wait for those of other changes
+ * before their command goes out (after the answer: it delays an event by one linger, the audit
+ * record's, at most).
+ */
+const RELAY_LINGER_MS = 5;
+
 export interface Journal {
   /** Step 1: the pointer, inserted before the write that carries the entry. */
   register(entry: JournalEntry, collection: string, docId: unknown): Promise<void>;
@@ -100,8 +107,10 @@ export function createJournal(options: CreateJournalOptions): Journal {
   const { connection, logger, publish } = options;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   journalModels(connection);
-  // Pointers, audit records and settles of concurrent writes share their commands.
+  // Pointers, audit records and settles of concurrent writes share their commands: a pointer as
+  // soon as the turn ends (the request waits for it), the relay's steps after a few ms.
   const writes = batchedWrites(connection);
+  const relayWrites = batchedWrites(connection, { lingerMs: RELAY_LINGER_MS });
   const entries = documentEntries<JournalEntry>({
     connection,
     field: JOURNAL_FIELD,
@@ -114,10 +123,10 @@ export function createJournal(options: CreateJournalOptions): Journal {
     now: options.now,
     writes,
   });
-  const audit = auditTrail(connection, writes);
+  const audit = auditTrail(connection, relayWrites);
   const relay = createOutboxRelay<JournalEntry>({
     name: 'journal',
-    store: documentOutboxStore({ entries, pointers, writes }),
+    store: documentOutboxStore({ entries, pointers, writes: relayWrites }),
     sink: (entry) => audit.record(entry),
     publish: async (entry) => {
       if (entry.event && publish) {
