@@ -208,6 +208,9 @@ describe('GET /metrics', () => {
       backlog: () => offline.journal.backlog(),
     });
     const def = await seeded();
+    // The seeding's own journal entries (party, definition, grant) relayed by the shared
+    // instance first: their pointers are the backlog until then.
+    await shared.journal.idle();
     const offlineApp = createPrivacyApp({
       context: offline,
       health: h.get().health,
