@@ -1,4 +1,4 @@
-import { compareResponseOrder } from '@nhp/refsync-data-access';
+import { compareResponseOrder } from '@nhp/refsync-domain';
 import type { ListedItem, ScannedListedItem, Spelling } from '../datasets';
 
 /**

@@ -18,7 +18,6 @@ export {
   type ScannedItem,
   type StoredItem,
 } from './lib/read-repository';
-export { compareResponseOrder } from './lib/visibility';
 export {
   createRefsyncWriteRepository,
   STAGE_BATCH_SIZE,

@@ -1,14 +1,9 @@
 import type { Dataset, ItemDataOf } from '@nhp/refsync-contracts';
 import mongoose, { type Connection } from 'mongoose';
+import { compareResponseOrder } from '@nhp/refsync-domain';
 import { databaseUnavailable, storageOperation, versionConflict } from './errors';
 import { refsyncModels, STATE_ID, type ItemState } from './models';
-import {
-  changedSinceAt,
-  compareResponseOrder,
-  fullListAt,
-  RESPONSE_ORDER,
-  visibleState,
-} from './visibility';
+import { changedSinceAt, fullListAt, RESPONSE_ORDER, visibleState } from './visibility';
 
 /** One item as a response lists it. Keys in envelope order, nothing else: safe to serialise as is. */
 export interface StoredItem<D extends Dataset = Dataset> {
