@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SYNC_COMPLETED_SUBJECT } from '@nhp/refsync-contracts';
 import {
-  SYNC_COMPLETED_EVENT_TYPE,
-  SYNC_COMPLETED_SUBJECT,
-  syncCompletedEventDataSchema,
-} from '@nhp/refsync-contracts';
-import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
+  databaseUnavailable,
+  REFSYNC_VERSION_CONFLICT,
+  syncCompletedEvent,
+} from '@nhp/refsync-data-access';
 import { problemDetailsFormatter } from '@nhp/refsync-http';
 import { AppError } from '@nhp/shared-errors';
 import {
@@ -17,7 +17,6 @@ import type { Logger } from '@nhp/shared-logger';
 import type { ConnectionChecks, RouteMetrics } from '@nhp/shared-metrics';
 import { setHttpRoute } from '@nhp/shared-tracing';
 import {
-  defineEvent,
   onNatsReconnect,
   subscribeCloudEvents,
   type NatsConnection,
@@ -89,13 +88,6 @@ export interface RefsyncApp {
 
 /** Reads of the version and the items before a miss gives up with 503 (two syncs in a row won). */
 const MAX_VERSION_ATTEMPTS = 3;
-
-/** The event as refsync-importer publishes it; `source` matters only when building. */
-const syncCompletedEvent = defineEvent({
-  type: SYNC_COMPLETED_EVENT_TYPE,
-  source: '/nhp/refsync-importer',
-  dataSchema: syncCompletedEventDataSchema,
-});
 
 function isVersionConflict(err: unknown): boolean {
   return err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT;

@@ -42,6 +42,7 @@ export {
   type StagingRejectedDetails,
   type VersionConflictDetails,
 } from './lib/errors';
+export { syncCompletedEvent } from './lib/events';
 export { DATABASE_ERROR, DATABASE_UNAVAILABLE } from '@nhp/shared-persistence';
 export * from './importer';
 export { registerRefsyncModels } from './register-models';
