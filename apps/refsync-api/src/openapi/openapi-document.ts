@@ -5,8 +5,8 @@ import {
   syncCompletedEventDataSchema,
   type Dataset,
 } from '@nhp/refsync-contracts';
+import { DATASET_ROUTES, type DatasetRoute } from '@nhp/refsync-read';
 import { COMPONENT_SCHEMA_REF, componentSchemas } from '@nhp/shared-openapi';
-import { DATASET_ROUTES, type DatasetRoute } from '../datasets';
 
 /** The OpenAPI 3.1 document: JSON objects all the way down. */
 export type OpenApiDocument = Record<string, unknown> & {

@@ -30,9 +30,9 @@ import {
   type TestInfra,
 } from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
+import type { DatasetReader } from '@nhp/refsync-read';
 import { sha256Hex, type ApiKeyEntry } from '../../src/auth/api-keys';
 import { createApp, type RefsyncApp, type RefsyncAppDeps } from '../../src/app';
-import type { DatasetReader } from '../../src/datasets';
 
 export const TEST_KEY = 'test-key-acme';
 export const TEST_CLIENT = 'acme';
