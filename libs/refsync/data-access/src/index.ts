@@ -38,7 +38,6 @@ export {
   REFSYNC_VERSION_CONFLICT,
   refsyncStorageError,
   stagingRejected,
-  storageOperation,
   versionConflict,
   type StagingRejectedDetails,
   type VersionConflictDetails,
