@@ -556,12 +556,13 @@ function reportRounds(label: string, r: Awaited<ReturnType<typeof statusRounds>>
   );
 }
 
-type SetSide = Side<{ aktiv: boolean }> & { resync(): Promise<void> };
+type SetSide = Side<{ fnr: string; aktiv: boolean }> & { resync(): Promise<void> };
 
 /**
- * A side of the set rounds: each connection owns its own citizens and flips their `aktiv`, so that
- * every request is a change. `collection` is where this side's settings live: before each round
- * the side reads its citizens' state from it, so that a request still in flight when the last
+ * A side of the set rounds: each request flips the `aktiv` of a citizen that has no request in
+ * flight (round robin over the citizens, skipping busy ones), so that every request is a change and
+ * no two requests race on one setting. `collection` is where this side's settings live: before each
+ * round the side reads its citizens' state from it, so that a request still in flight when the last
  * round ended cannot turn the next one into a repeat.
  */
 function setSide(
@@ -574,8 +575,8 @@ function setSide(
   collection: string,
 ): SetSide {
   const state = new Map(citizens.map((c) => [c.fnr, c.aktiv]));
-  let nextSlot = 0;
-  const slots = new Map<object, { slot: number; turn: number }>();
+  const inFlight = new Set<string>();
+  let cursor = 0;
   const floor = collection === FLOOR_SETTINGS_COLLECTION;
   return {
     label,
@@ -604,14 +605,13 @@ function setSide(
       for (const doc of JSON.parse(before) as Array<{ innbyggerFnr: string; aktiv: boolean }>) {
         if (state.has(doc.innbyggerFnr)) state.set(doc.innbyggerFnr, doc.aktiv);
       }
+      inFlight.clear();
     },
-    next(_i, connection) {
-      let owned = slots.get(connection);
-      if (!owned) slots.set(connection, (owned = { slot: nextSlot++ % CONNECTIONS, turn: 0 }));
-      // Citizens slot, slot + CONNECTIONS, ... : no two connections ever share one.
-      const perSlot = Math.floor(citizens.length / CONNECTIONS);
-      const index = (owned.turn++ % perSlot) * CONNECTIONS + owned.slot;
-      const citizen = citizens[index] as Citizen;
+    next() {
+      // At most CONNECTIONS requests are in flight, far fewer than the citizens: this ends quickly.
+      let citizen = citizens[cursor++ % citizens.length] as Citizen;
+      while (inFlight.has(citizen.fnr)) citizen = citizens[cursor++ % citizens.length] as Citizen;
+      inFlight.add(citizen.fnr);
       const aktiv = !(state.get(citizen.fnr) as boolean);
       state.set(citizen.fnr, aktiv);
       const body = JSON.stringify({
@@ -627,10 +627,11 @@ function setSide(
           headers: { 'content-type': 'application/json', authorization: writer },
           body,
         },
-        expect: { aktiv },
+        expect: { fnr: citizen.fnr, aktiv },
       };
     },
     check(status, body, expect) {
+      inFlight.delete(expect.fnr);
       if (status !== 200) return `status ${status}: ${body.slice(0, 200)}`;
       if (floor) {
         const doc = JSON.parse(body) as { aktiv?: unknown };

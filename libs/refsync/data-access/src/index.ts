@@ -37,7 +37,6 @@ export {
   REFSYNC_VERSION_CONFLICT,
   refsyncStorageError,
   stagingRejected,
-  storageOperation,
   versionConflict,
   type StagingRejectedDetails,
   type VersionConflictDetails,

@@ -96,11 +96,12 @@ export interface Side<E = unknown> {
   url: string;
   pid: number | undefined;
   /**
-   * The i-th request of the round and what its answer must show. `connection` is the same object
-   * for every request of one keep-alive connection (to give a connection citizens of its own).
+   * The i-th request of the round and what its answer must show. (autocannon gives no handle on
+   * the connection a request goes out on: the context it passes is a fresh object per request, so
+   * a side that must keep two requests apart tracks what is in flight itself, see check.)
    */
-  next(i: number, connection: object): { request: PreparedRequest; expect: E };
-  /** Undefined when the answer is right, else what is wrong with it. */
+  next(i: number): { request: PreparedRequest; expect: E };
+  /** Undefined when the answer is right, else what is wrong with it. Called once per answer. */
   check(status: number, body: string, expect: E): string | undefined;
 }
 
@@ -165,7 +166,7 @@ async function driveOne<E>(
         // One request in flight per connection (no pipelining), so the context holds the
         // expectation of the request its response answers.
         setupRequest: (req, context) => {
-          const { request, expect } = side.next(sent++, context);
+          const { request, expect } = side.next(sent++);
           context.expect = expect;
           return { ...req, ...request };
         },

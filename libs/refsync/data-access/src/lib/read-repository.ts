@@ -1,7 +1,8 @@
 import type { Dataset, ItemDataOf } from '@nhp/refsync-contracts';
 import mongoose, { type Connection } from 'mongoose';
 import { compareResponseOrder } from '@nhp/refsync-domain';
-import { databaseUnavailable, storageOperation, versionConflict } from './errors';
+import { translated } from '@nhp/shared-persistence';
+import { databaseUnavailable, refsyncStorageError, versionConflict } from './errors';
 import { refsyncModels, STATE_ID, type ItemState } from './models';
 import { changedSinceAt, fullListAt, RESPONSE_ORDER, visibleState } from './visibility';
 
@@ -105,7 +106,7 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
   /** Every read goes through here: fail fast while known down, translate driver errors. */
   function read<T>(operation: () => Promise<T>): Promise<T> {
     if (knownDown(conn)) return Promise.reject(databaseUnavailable());
-    return storageOperation(operation);
+    return translated(operation, refsyncStorageError);
   }
 
   function readState(): Promise<RefsyncState> {
