@@ -30,10 +30,10 @@ const MAX_OPEN = 10_000;
  * (patches/README.md); the command monitoring events are the driver's public, supported way to
  * observe every command, and work the same under tsx, Jest and the bundle.
  *
- * A span is made only under an active span (a request, an importer run, a relay): the background
- * work of the driver and of the periodic checks would otherwise be a trace per command. Attributes
- * name the operation, the database, the collection and the server, never the command's text
- * (filters and documents hold identity numbers) or an error's message.
+ * A span is made only under an active span that records (a sampled request, an importer run, a
+ * relay): the background work of the driver and of the periodic checks would otherwise be a trace
+ * per command. Attributes name the operation, the database, the collection and the server, never
+ * the command's text (filters and documents hold identity numbers) or an error's message.
  */
 export function traceMongoCommands(client: MongoClient): void {
   const open = new Map<string, Span>();
@@ -41,7 +41,10 @@ export function traceMongoCommands(client: MongoClient): void {
     `${event.address}#${event.requestId}`;
 
   client.on('commandStarted', (event: CommandStartedEvent) => {
-    if (!trace.getSpan(context.active())) return;
+    // Under a span that records nothing (an unsampled request) a child would record nothing
+    // either: neither is made, nor its attributes (the commands of unsampled requests were most of
+    // what tracing cost them).
+    if (!trace.getSpan(context.active())?.isRecording()) return;
     if (open.size >= MAX_OPEN) open.clear();
     const collection = collectionOf(event);
     const [host, port] = splitAddress(event.address);
