@@ -17,7 +17,7 @@
 // Run: npm run bench -- privacy-api
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -247,6 +247,16 @@ interface Stack {
 }
 
 async function startStack(): Promise<Stack> {
+  // Checked before anything starts: a program that fails later in here leaves the others running.
+  const againstBundle = process.env['PRIVACY_BENCH_AGAINST'];
+  if (againstBundle !== undefined) {
+    const path = resolve(againstBundle);
+    if (!existsSync(path) || !path.startsWith(`${ROOT}/`)) {
+      throw new Error(
+        `PRIVACY_BENCH_AGAINST=${againstBundle}: no such bundle inside the repository (it needs its node_modules)`,
+      );
+    }
+  }
   const workDir = join(ROOT, 'tmp', 'bench-privacy-api');
   await mkdir(workDir, { recursive: true });
   const pinning = cpuPinning();
@@ -337,7 +347,6 @@ async function startStack(): Promise<Stack> {
   // PRIVACY_BENCH_AGAINST=<a bundle of privacy-api's main.ts> (e.g. tmp/bench-privacy-api/main.js
   // kept from a run of another commit): that build beside this one, tracing off and on, for the
   // "against" status rows (a change measured head to head, both at once on the one CPU).
-  const againstBundle = process.env['PRIVACY_BENCH_AGAINST'];
   const startAgainst = async (name: string, env: Record<string, string>) => {
     const started = await startApp(name, env, resolve(againstBundle as string));
     return { url: started.url, pid: started.child.pid, child: started.child };
