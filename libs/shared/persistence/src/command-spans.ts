@@ -110,10 +110,16 @@ let monitoringNarrowed = false;
 export function monitorOnlySampledCommands(): void {
   if (monitoringNarrowed) return;
   monitoringNarrowed = true;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Connection } = require('mongodb/lib/cmap/connection') as {
-    Connection: { prototype: object };
-  };
+  let Connection: { prototype: object } | undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ({ Connection } = require('mongodb/lib/cmap/connection') as {
+      Connection?: { prototype: object };
+    });
+  } catch {
+    // A driver laid out otherwise: every command is monitored, as without this narrowing.
+  }
+  if (typeof Connection?.prototype !== 'object') return;
   Object.defineProperty(Connection.prototype, 'monitorCommands', {
     configurable: true,
     get(this: { [MONITOR_COMMANDS]?: boolean }) {
