@@ -41,6 +41,21 @@ function depConstraints({ tests = false } = {}) {
       ],
       bannedExternalImports: [...httpFrameworks],
     },
+    // A feature is a use case that needs infrastructure a domain lib may not touch: it composes
+    // the domain, the data-access repositories and the util clients (messaging, metrics, tracing),
+    // and reaches MongoDB, NATS and HTTP only through them. Apps (and tools) import it; no lib below does.
+    {
+      sourceTag: 'type:feature',
+      onlyDependOnLibsWithTags: [
+        'type:core',
+        'type:contracts',
+        'type:domain',
+        'type:data-access',
+        'type:util',
+        'type:feature',
+      ],
+      bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
+    },
     {
       sourceTag: 'type:util',
       onlyDependOnLibsWithTags: ['type:core', 'type:contracts', 'type:util'],
@@ -74,6 +89,7 @@ function depConstraints({ tests = false } = {}) {
         'type:data-access',
         'type:util',
         'type:client',
+        'type:feature',
       ],
     },
   ];

@@ -1,11 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SYNC_COMPLETED_SUBJECT } from '@nhp/refsync-contracts';
 import {
-  SYNC_COMPLETED_EVENT_TYPE,
-  SYNC_COMPLETED_SUBJECT,
-  syncCompletedEventDataSchema,
-} from '@nhp/refsync-contracts';
-import { databaseUnavailable, REFSYNC_VERSION_CONFLICT } from '@nhp/refsync-data-access';
+  databaseUnavailable,
+  REFSYNC_VERSION_CONFLICT,
+  syncCompletedEvent,
+} from '@nhp/refsync-data-access';
 import { problemDetailsFormatter } from '@nhp/refsync-http';
+import {
+  createDatasetReads,
+  DATASET_ROUTES,
+  pathOf,
+  type DatasetReader,
+  type DatasetRoute,
+  type ResponseStore,
+  type VersionTracker,
+} from '@nhp/refsync-read';
 import { AppError } from '@nhp/shared-errors';
 import {
   createHttpApp,
@@ -17,28 +26,18 @@ import type { Logger } from '@nhp/shared-logger';
 import type { ConnectionChecks, RouteMetrics } from '@nhp/shared-metrics';
 import { setHttpRoute } from '@nhp/shared-tracing';
 import {
-  defineEvent,
   onNatsReconnect,
   subscribeCloudEvents,
   type NatsConnection,
   type Subscription,
 } from '@nhp/shared-messaging';
 import type { Express, Request, Response, Router } from 'express';
-import { createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
-import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from './datasets';
+import { API_KEY_HEADER, createApiKeyVerifier, type ApiKeyEntry } from './auth/api-keys';
+import { authenticate } from './auth/connection-auth';
 import { NegotiationMemo } from './http/negotiation';
-import { pathOf } from './http/query';
 import { RefsyncApiMetrics } from './metrics';
 import { openApiDocument } from './openapi/openapi-document';
-import { DatasetRequests, matches } from './requests/dataset-requests';
-import {
-  ResponseStore,
-  type CachedResponse,
-  type ContentEncoding,
-  type Selection,
-} from './responses/response-store';
 import { writeCached, writeNotModified } from './responses/write-cached';
-import { VersionTracker } from './versions/version-tracker';
 
 export interface RefsyncAppDeps {
   logger: Logger;
@@ -87,19 +86,11 @@ export interface RefsyncApp {
   close(): Promise<void>;
 }
 
-/** Reads of the version and the items before a miss gives up with 503 (two syncs in a row won). */
-const MAX_VERSION_ATTEMPTS = 3;
-
-/** The event as refsync-importer publishes it; `source` matters only when building. */
-const syncCompletedEvent = defineEvent({
-  type: SYNC_COMPLETED_EVENT_TYPE,
-  source: '/nhp/refsync-importer',
-  dataSchema: syncCompletedEventDataSchema,
-});
-
-function isVersionConflict(err: unknown): boolean {
-  return err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT;
-}
+/** How the read repository refuses a version two syncs have left behind, and the 503 after it. */
+const versionConflicts = {
+  is: (err: unknown) => err instanceof AppError && err.code === REFSYNC_VERSION_CONFLICT,
+  exhausted: databaseUnavailable,
+};
 
 /** A dataset route with its request metrics (the Express route's, shared), found by path. */
 interface ServedRoute {
@@ -111,33 +102,25 @@ interface ServedRoute {
  * Builds refsync-api. Requests for the dataset paths first meet a fast path that answers from
  * memory (a cached body or a 304) without Express, a database read, serialisation or compression;
  * anything it cannot answer so (a cache miss, a refusal, a header value not negotiated before)
- * falls through to the Express route. Both decide with the same resolver (DatasetRequests), so a
- * request is checked, parsed and matched by one piece of code whichever path answers it.
+ * falls through to the Express route. Both decide with the same resolver (`reads.resolve` of
+ * @nhp/refsync-read), so a request is checked, parsed and matched by one piece of code whichever
+ * path answers it.
  */
 export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const { logger } = deps;
   const memo = new NegotiationMemo();
-  const responses = new ResponseStore({
+  const keys = createApiKeyVerifier(deps.apiKeys);
+  const reads = createDatasetReads({
     reader: deps.reader,
-    maxBytes: deps.cacheMaxBytes,
+    versionConflicts,
+    authenticate: (req: IncomingMessage) => authenticate(req, keys, API_KEY_HEADER),
     logger,
-    recentVersions: deps.recentVersionsCached,
+    cacheMaxBytes: deps.cacheMaxBytes,
+    recentVersionsCached: deps.recentVersionsCached,
     identityMaxBytes: deps.identityMaxBytes,
   });
-  const versions = new VersionTracker({
-    read: () => deps.reader.currentVersion(),
-    logger,
-    onChange(version, previous, reason) {
-      const dropped = responses.setCurrentVersion(version);
-      logger.info({ version, previous, reason, droppedCacheEntries: dropped }, 'data version');
-    },
-  });
+  const { responses, versions } = reads;
   versions.startPeriodicCheck(deps.versionCheckIntervalMs);
-  const requests = new DatasetRequests({
-    keys: createApiKeyVerifier(deps.apiKeys),
-    responses,
-    versions,
-  });
   const metrics = new RefsyncApiMetrics(
     {
       servedVersion: () => versions.current(),
@@ -184,38 +167,12 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
   const docsOpenApi = openApiDocument();
   const openApiBytes = Buffer.from(JSON.stringify(docsOpenApi), 'utf8');
 
-  /**
-   * A miss: read the stored version first, so the body is computed at the committed version even
-   * when an event was missed (a newer version drops the stale entries). Storage refuses a version
-   * that two syncs have left behind; then the version is read again. Errors are AppErrors from
-   * storage (503 at once while the database is known to be down) and are formatted as they are.
-   */
-  async function computeMiss(
-    req: Request,
-    selection: Selection,
-    encoding: ContentEncoding,
-  ): Promise<{ etag: string; response: CachedResponse | undefined }> {
-    const ifNoneMatch = req.headers['if-none-match'];
-    for (let attempt = 1; ; attempt++) {
-      const version = await versions.refresh('request');
-      const etag = responses.etag(selection, version, encoding);
-      if (matches(ifNoneMatch, etag)) return { etag, response: undefined };
-      try {
-        return { etag, response: await responses.obtain(selection, version, encoding) };
-      } catch (err) {
-        if (!isVersionConflict(err)) throw err;
-        if (attempt === MAX_VERSION_ATTEMPTS) throw databaseUnavailable(err);
-        req.log.info({ version, attempt }, 'data version moved on while reading; reading again');
-      }
-    }
-  }
-
   /** The Express route of one dataset path: what the fast path does not answer. */
   function datasetHandler(route: DatasetRoute) {
     return async (req: Request, res: Response): Promise<void> => {
       const url = req.originalUrl;
       const headers = req.headers;
-      let resolved = requests.resolve(
+      let resolved = reads.resolve(
         req,
         route,
         url,
@@ -226,7 +183,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
         // Only an authenticated request gets here: header values are negotiated (and remembered)
         // for clients that hold a key, never for anyone who sends junk.
         const negotiated = memo.negotiate(req);
-        resolved = requests.resolve(req, route, url, negotiated.acceptsJson, negotiated.encoding);
+        resolved = reads.resolve(req, route, url, negotiated.acceptsJson, negotiated.encoding);
       }
       if (resolved.client !== undefined) req.log = req.log.child({ client: resolved.client });
       if (resolved.error) throw resolved.error;
@@ -238,7 +195,14 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       let source: 'cache' | 'computed' | 'not-modified' =
         resolved.outcome === 'cached' ? 'cache' : 'not-modified';
       if (resolved.outcome === 'miss') {
-        ({ etag, response } = await computeMiss(req, selection, encoding));
+        // Errors are AppErrors from storage (503 at once while the database is known to be
+        // down) and are formatted as they are.
+        ({ etag, response } = await reads.computeMiss(
+          selection,
+          encoding,
+          headers['if-none-match'],
+          req.log,
+        ));
         if (response) {
           source = 'computed';
           metrics.cache.misses++;
@@ -300,7 +264,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     const served = servedByPath.get(url) ?? servedByPath.get(pathOf(url));
     if (!served) return false;
     const headers = req.headers;
-    const resolved = requests.resolve(
+    const resolved = reads.resolve(
       req,
       served.route,
       url,
@@ -352,17 +316,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     versions,
     metrics,
     listenForEvents,
-    async warmUp() {
-      try {
-        return await versions.refresh('start');
-      } catch (err) {
-        logger.warn(
-          { err },
-          'could not read the data version yet; the first request will try again',
-        );
-        return undefined;
-      }
-    },
+    warmUp: reads.warmUp,
     async close() {
       versions.stopPeriodicCheck();
       subscription?.unsubscribe();

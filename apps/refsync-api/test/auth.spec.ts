@@ -6,8 +6,8 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listen } from '@nhp/shared-http';
 import request from 'supertest';
+import { DATASET_ROUTES } from '@nhp/refsync-read';
 import { parseApiKeys } from '../src/auth/api-keys';
-import { DATASET_ROUTES } from '../src/datasets';
 import {
   keyEntry,
   LogCapture,

@@ -11,8 +11,8 @@ import { gzipSync } from 'node:zlib';
 import { createLogger } from '@nhp/shared-logger';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
 import request from 'supertest';
+import type { DatasetReader } from '@nhp/refsync-read';
 import { createApp, type RefsyncApp } from '../src/app';
-import type { DatasetReader } from '../src/datasets';
 import { keyEntry, TEST_CLIENT, TEST_KEY } from './support/harness';
 
 /** A reader with one empty version: these requests never get as far as the data. */

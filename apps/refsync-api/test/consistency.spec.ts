@@ -1,6 +1,6 @@
 import request from 'supertest';
+import { DATASET_ROUTES } from '@nhp/refsync-read';
 import type { RefsyncApp } from '../src/app';
-import { DATASET_ROUTES } from '../src/datasets';
 import { del, put, rg, startHarness, tg, TEST_KEY, type Harness } from './support/harness';
 
 /** Every selection a reader can make: four paths, full list and two diffs. */

@@ -5,8 +5,8 @@ import {
   type Dataset,
 } from '@nhp/refsync-contracts';
 import request from 'supertest';
+import { DATASET_ROUTES, type DatasetRoute } from '@nhp/refsync-read';
 import type { RefsyncApp } from '../src/app';
-import { DATASET_ROUTES, type DatasetRoute } from '../src/datasets';
 import { del, put, rg, startHarness, tg, TEST_KEY, type Harness } from './support/harness';
 
 /**

@@ -1,8 +1,8 @@
 import { refsyncStorageError, versionConflict } from '@nhp/refsync-data-access';
 import { createLogger } from '@nhp/shared-logger';
 import request from 'supertest';
+import type { DatasetReader, ListedItem } from '@nhp/refsync-read';
 import { createApp } from '../src/app';
-import type { DatasetReader, ListedItem } from '../src/datasets';
 import { keyEntry, TEST_CLIENT, TEST_KEY } from './support/harness';
 
 /**

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { DATASET_ROUTES } from '../src/datasets';
+import { DATASET_ROUTES } from '@nhp/refsync-read';
 import { startHarness, type Harness } from './support/harness';
 
 let harness: Harness;

@@ -8,7 +8,7 @@ import { readSampleData, sampleDataPath } from '@nhp/refsync-sample-data';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { freePort, useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/context';
-import { syncCompletedEvent } from '@nhp/refsync-import';
+import { syncCompletedEvent } from '@nhp/refsync-data-access';
 import { eventually, quietLogger, startContext, testConfig, upstreamDir } from './helpers';
 
 const infra = useTestInfra();

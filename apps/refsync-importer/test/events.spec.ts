@@ -11,11 +11,10 @@ import {
   SYNC_COMPLETED_SUBJECT,
   type SyncCompletedEventData,
 } from '@nhp/refsync-contracts';
-import { refsyncModels } from '@nhp/refsync-data-access';
+import { refsyncModels, syncCompletedEvent } from '@nhp/refsync-data-access';
 import { publishCloudEvent, type CloudEvent } from '@nhp/shared-messaging';
 import { useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/context';
-import { syncCompletedEvent } from '@nhp/refsync-import';
 import {
   eventually,
   rg,

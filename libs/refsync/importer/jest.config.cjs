@@ -1,5 +1,5 @@
 module.exports = {
-  displayName: 'refsync-import',
+  displayName: 'refsync-importer-lib',
   preset: '../../../jest.preset.cjs',
   rootDir: __dirname,
 };

@@ -17,10 +17,10 @@
 // Run: npm run bench -- privacy-api
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import {
   PRIVACY_EVENTS_STREAM,
@@ -207,6 +207,8 @@ const { MongoClient } = require('mongodb');
 })();
 `;
 
+const againstBundleName = () => process.env['PRIVACY_BENCH_AGAINST'] ?? '';
+
 /** A measured server process. */
 interface Server {
   url: string;
@@ -232,6 +234,11 @@ interface Stack {
   /** A fourth, tracing on (10% sampled), exporting to `collector`; idle except in its rounds. */
   appTraced: ChildProcess;
   appTracedUrl: string;
+  /** PRIVACY_BENCH_AGAINST: another build of privacy-api, tracing off and on. */
+  against?: {
+    off: Server & { child: ChildProcess };
+    on: Server & { child: ChildProcess };
+  };
   collector: CollectorStandIn;
   bare: ChildProcess;
   bareUrl: string;
@@ -240,6 +247,16 @@ interface Stack {
 }
 
 async function startStack(): Promise<Stack> {
+  // Checked before anything starts: a program that fails later in here leaves the others running.
+  const againstBundle = process.env['PRIVACY_BENCH_AGAINST'];
+  if (againstBundle !== undefined) {
+    const path = resolve(againstBundle);
+    if (!existsSync(path) || !path.startsWith(`${ROOT}/`)) {
+      throw new Error(
+        `PRIVACY_BENCH_AGAINST=${againstBundle}: no such bundle inside the repository (it needs its node_modules)`,
+      );
+    }
+  }
   const workDir = join(ROOT, 'tmp', 'bench-privacy-api');
   await mkdir(workDir, { recursive: true });
   const pinning = cpuPinning();
@@ -292,12 +309,12 @@ async function startStack(): Promise<Stack> {
     process.env['PRIVACY_BENCH_PROFILE'] === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-  const startApp = async (name: string, env: Record<string, string>) => {
+  const startApp = async (name: string, env: Record<string, string>, program = appBundle) => {
     const port = await freePort();
     // PRIVACY_BENCH_APP_FLAGS: extra node flags for the privacy-api processes (e.g. V8 heap sizing).
     const flags = (process.env['PRIVACY_BENCH_APP_FLAGS'] ?? '').split(' ').filter(Boolean);
     const child = spawnProgram(
-      [...flags, ...profile(name), appBundle],
+      [...flags, ...profile(name), program],
       {
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
@@ -327,6 +344,19 @@ async function startStack(): Promise<Stack> {
   // Off the servers' CPU, like the load generator (it inherits this process's CPUs).
   const collector = await startCollectorStandIn();
   const appTraced = await startApp('privacy-api-traced', tracingOnEnv(collector.url));
+  // PRIVACY_BENCH_AGAINST=<a bundle of privacy-api's main.ts> (e.g. tmp/bench-privacy-api/main.js
+  // kept from a run of another commit): that build beside this one, tracing off and on, for the
+  // "against" status rows (a change measured head to head, both at once on the one CPU).
+  const startAgainst = async (name: string, env: Record<string, string>) => {
+    const started = await startApp(name, env, resolve(againstBundle as string));
+    return { url: started.url, pid: started.child.pid, child: started.child };
+  };
+  const against = againstBundle
+    ? {
+        off: await startAgainst('privacy-api-against', {}),
+        on: await startAgainst('privacy-api-against-traced', tracingOnEnv(collector.url)),
+      }
+    : undefined;
 
   const bareFile = join(workDir, 'bare.js');
   await writeFile(bareFile, BARE_SERVER);
@@ -354,6 +384,7 @@ async function startStack(): Promise<Stack> {
     appNoJournalUrl: appNoJournal.url,
     appTraced: appTraced.child,
     appTracedUrl: appTraced.url,
+    ...(against ? { against } : {}),
     collector,
     bare,
     bareUrl,
@@ -970,6 +1001,11 @@ export async function run(): Promise<void> {
     // PRIVACY_BENCH_ONLY=status,walk,events runs a subset (while working on one figure).
     const only = process.env['PRIVACY_BENCH_ONLY']?.split(',');
     const want = (part: string) => !only || only.includes(part);
+    // PRIVACY_BENCH_STATUS=dpop,bearer,nats,traced,onoff runs some of the status rows (profiling
+    // one kind of request: PRIVACY_BENCH_PROFILE's privacy-api profile then holds only it).
+    const onlyStatus = process.env['PRIVACY_BENCH_STATUS']?.split(',');
+    const wantStatus = (row: string) => !onlyStatus || onlyStatus.includes(row);
+    let dpop: Awaited<ReturnType<typeof statusRounds>> | undefined;
 
     say(`  ${describePinning(stack.pinning)}`);
     const statusApp: Server = { url: stack.appUrl, pid: stack.app.pid };
@@ -982,14 +1018,23 @@ export async function run(): Promise<void> {
         `status checks: ${seeded.length} citizens, ${CONNECTIONS} connections to each server, ${ROUNDS} rounds of ${DURATION_S} s, both at once on one CPU`,
       );
       const idleRss = rssOf(stack.app.pid).rss;
-      const dpop = await statusRounds(stack, statusApp, seeded, 'dpop', ROUNDS);
-      reportRounds('DPoP-bound token, a proof per request', dpop, TARGETS.dpopRatio);
-      const bearer = await statusRounds(stack, statusApp, seeded, 'bearer', ROUNDS);
-      reportRounds('bearer token', bearer, TARGETS.bearerRatio);
-      const afterRss = rssOf(stack.app.pid).rss;
-      say(
-        `  privacy-api RSS: idle ${idleRss.toFixed(0)} MB; after ${2 * ROUNDS * DURATION_S} s of status checks ${verdict(afterRss, '<=', TARGETS.statusRssMb, { digits: 0, unit: 'MB' })}`,
-      );
+      dpop = wantStatus('dpop')
+        ? await statusRounds(stack, statusApp, seeded, 'dpop', ROUNDS)
+        : undefined;
+      if (dpop) reportRounds('DPoP-bound token, a proof per request', dpop, TARGETS.dpopRatio);
+      if (wantStatus('bearer')) {
+        const bearer = await statusRounds(stack, statusApp, seeded, 'bearer', ROUNDS);
+        reportRounds('bearer token', bearer, TARGETS.bearerRatio);
+      }
+      if (dpop && wantStatus('bearer')) {
+        const afterRss = rssOf(stack.app.pid).rss;
+        say(
+          `  privacy-api RSS: idle ${idleRss.toFixed(0)} MB; after ${2 * ROUNDS * DURATION_S} s of status checks ${verdict(afterRss, '<=', TARGETS.statusRssMb, { digits: 0, unit: 'MB' })}`,
+        );
+      }
+    }
+    if (want('status') && wantStatus('nats')) {
+      const seeded = await statusCitizens();
       const natsStore = await statusRounds(
         stack,
         { url: stack.appNatsUrl, pid: stack.appNats.pid },
@@ -998,6 +1043,9 @@ export async function run(): Promise<void> {
         Math.min(ROUNDS, 3),
       );
       reportRounds('DPoP, replay store in NATS (PRIVACY_DPOP_REPLAY_STORE=nats)', natsStore);
+    }
+    if (want('status') && wantStatus('traced')) {
+      const seeded = await statusCitizens();
       const traced = await statusRounds(
         stack,
         { url: stack.appTracedUrl, pid: stack.appTraced.pid },
@@ -1006,9 +1054,14 @@ export async function run(): Promise<void> {
         ROUNDS,
       );
       reportRounds('DPoP, tracing on (10% sampled, OTLP to a local stand-in)', traced);
-      say(
-        `    DPoP ratio with tracing on / off ${(traced.ratio / dpop.ratio).toFixed(2)} (each against the floor in its own rounds; printed)`,
-      );
+      if (dpop) {
+        say(
+          `    DPoP ratio with tracing on / off ${(traced.ratio / dpop.ratio).toFixed(2)} (each against the floor in its own rounds; printed)`,
+        );
+      }
+    }
+    if (want('status') && wantStatus('onoff')) {
+      const seeded = await statusCitizens();
       // The cost alone: privacy-api with tracing on against itself with it off, at once on the one
       // CPU (bearer: a DPoP proof names one server's URL, so the two cannot share proofs).
       const onOff = await statusRounds(
@@ -1025,6 +1078,26 @@ export async function run(): Promise<void> {
       );
       say(`    ratios of the rounds: ${onOff.ratios.map((x) => x.toFixed(2)).join(' ')}`);
       say(`    tracing on / off (median) ${verdict(onOff.ratio, '>=', TARGETS.tracingOnOverOff)}`);
+    }
+    if (want('status') && stack.against) {
+      const seeded = await statusCitizens();
+      const rows = [
+        ['tracing off', statusApp, stack.against.off],
+        ['tracing on', { url: stack.appTracedUrl, pid: stack.appTraced.pid }, stack.against.on],
+      ] as const;
+      for (const [label, app, other] of rows) {
+        const r = await statusRounds(stack, app, seeded, 'bearer', ROUNDS, {
+          ...other,
+          label: 'against',
+        });
+        say(
+          `  this build against ${againstBundleName()}, ${label}, bearer, at once: ${r.appRate.toFixed(0)} vs ${r.bareRate.toFixed(0)} req/s (${r.appCpuUs.toFixed(0)} vs ${r.bareCpuUs.toFixed(0)} us CPU/req)`,
+        );
+        say(`    ratios of the rounds: ${r.ratios.map((x) => x.toFixed(2)).join(' ')}`);
+        say(`    this build / that one (median) ${r.ratio.toFixed(2)} (printed)`);
+      }
+    }
+    if (want('status')) {
       // The machine may be shared: req/s depends on what else runs, so the run says how busy it was.
       say(
         `  load average: ${loadavg()
@@ -1091,6 +1164,10 @@ export async function run(): Promise<void> {
     await stop(stack.appNats);
     await stop(stack.appNoJournal);
     await stop(stack.appTraced);
+    if (stack.against) {
+      await stop(stack.against.off.child);
+      await stop(stack.against.on.child);
+    }
     stack.collector.stop();
     await stop(stack.bare);
     await stop(stack.mongoProcess);

@@ -6,6 +6,8 @@ import {
   createJournal,
   createPartRepository,
 } from '@nhp/privacy-data-access';
+import type { Caller } from '@nhp/privacy-contracts';
+import { auditOf } from '@nhp/privacy-domain';
 import { createLogger } from '@nhp/shared-logger';
 import { drainNats, tryConnectNats } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
@@ -62,6 +64,7 @@ async function openStore(io: Io): Promise<AdminStore & { close(): Promise<void> 
     name: 'privacy-admin',
   });
   const repositoryOptions = { connection, journal, cacheTtlMs: 0 };
+  const caller: Caller = { clientId: undefined, isAdmin: true, operator: actorId() };
   return {
     connection,
     journal,
@@ -74,7 +77,8 @@ async function openStore(io: Io): Promise<AdminStore & { close(): Promise<void> 
       ...repositoryOptions,
       onChanged: announceChanges(() => nats, 'grant', logger),
     }),
-    audit: { actor: { kind: 'admin', id: actorId() } },
+    caller,
+    audit: auditOf(caller),
     async close() {
       // The audit records of this run's writes are relayed before the connection closes.
       await journal.idle();

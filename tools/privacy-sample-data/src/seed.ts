@@ -6,6 +6,8 @@ import {
   type Journal,
 } from '@nhp/privacy-data-access';
 import {
+  auditOf,
+  createGrantUseCases,
   createPrivacyUseCases,
   parseRepresentationImport,
   YOUTH_APP_DEFINITION_GUID,
@@ -39,7 +41,10 @@ export interface SeedReport {
 }
 
 const ACTOR_ID = 'privacy-sample-data';
-const audit: AuditContext = { actor: { kind: 'admin', id: ACTOR_ID } };
+/** The seed as an operator: its administrative writes are audited as admin. */
+const operator: Caller = { clientId: undefined, isAdmin: true, operator: ACTOR_ID };
+const audit: AuditContext = auditOf(operator);
+/** The seed as a system with admin rights: the settings it makes name it as their client. */
 const caller: Caller = { clientId: ACTOR_ID, isAdmin: true };
 
 /**
@@ -73,11 +78,17 @@ export async function seedPrivacySampleData(deps: SeedDeps): Promise<SeedReport>
     if (await definitions.ensure(definition, audit)) report.definitions += 1;
   }
 
-  const current = (await grants.list({ clientId: SAMPLE_CLIENT_ID })).find(
+  const grantUseCases = createGrantUseCases({ parts, grants });
+  const current = (await grantUseCases.list(operator, { clientId: SAMPLE_CLIENT_ID })).find(
     (g) => g.partKode === SAMPLE_PART.partKode,
   );
   if (!current?.read || !current.write) {
-    await grants.set(SAMPLE_CLIENT_ID, SAMPLE_PART.partKode, { read: true, write: true }, audit);
+    await grantUseCases.grant(operator, {
+      clientId: SAMPLE_CLIENT_ID,
+      partKode: SAMPLE_PART.partKode,
+      read: true,
+      write: true,
+    });
     report.grant = true;
   }
 

@@ -57,6 +57,22 @@ describe('module boundaries', () => {
     expect(errors).toHaveLength(2);
   });
 
+  it('when a feature lib imports mongoose, the NATS client or express, then lint fails', async () => {
+    const errors = await boundaryErrors(
+      'libs/refsync/importer/src/violation.ts',
+      "import mongoose from 'mongoose';\nimport { connect } from '@nats-io/transport-node';\nimport express from 'express';\nexport const x = [mongoose, connect, express];\n",
+    );
+    expect(errors).toHaveLength(3);
+  });
+
+  it('when a data-access lib imports a feature lib, then lint fails', async () => {
+    const errors = await boundaryErrors(
+      'libs/refsync/sources/src/violation.ts',
+      "import { createImporter } from '@nhp/refsync-import';\nexport const x = createImporter;\n",
+    );
+    expect(errors.join('\n')).toMatch(/type:data-access/);
+  });
+
   it('when a shared lib imports a refsync lib, then lint fails', async () => {
     const errors = await boundaryErrors(
       'libs/shared/http/src/violation.ts',

@@ -1,6 +1,9 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { API_KEY_CLIENT_NAME, API_KEY_SHA256_HEX } from '@nhp/refsync-contracts';
 
+/** The request header that carries the key. */
+export const API_KEY_HEADER = 'x-api-key';
+
 /** Accepted when no key is configured outside production, and announced in the start log. */
 export const LOCAL_DEV_KEY = 'local-dev-key';
 export const LOCAL_DEV_CLIENT = 'local-dev';

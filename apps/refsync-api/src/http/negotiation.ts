@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { CONTENT_ENCODINGS, type ContentEncoding } from '../responses/response-store';
+import { CONTENT_ENCODINGS, type ContentEncoding } from '@nhp/refsync-read';
 
 /** Distinct header values remembered; clients send a handful, so this is never reached in practice. */
 const MAX_MEMO_ENTRIES = 256;

@@ -5,8 +5,8 @@ import {
   syncCompletedEventDataSchema,
   type Dataset,
 } from '@nhp/refsync-contracts';
-import { z } from 'zod';
-import { DATASET_ROUTES, type DatasetRoute } from '../datasets';
+import { DATASET_ROUTES, type DatasetRoute } from '@nhp/refsync-read';
+import { COMPONENT_SCHEMA_REF, componentSchemas } from '@nhp/shared-openapi';
 
 /** The OpenAPI 3.1 document: JSON objects all the way down. */
 export type OpenApiDocument = Record<string, unknown> & {
@@ -27,30 +27,26 @@ export interface OpenApiOperation {
   responses: Record<string, unknown>;
 }
 
-const SCHEMA_REF = '#/components/schemas/';
-
 /**
  * Every contract schema as a JSON Schema 2020-12 component (OpenAPI 3.1 uses that dialect). One
  * conversion of all of them, so shared parts (CodedConcept, ...) become one named component each,
  * referenced from wherever they occur.
  */
-function componentSchemas(): Record<string, unknown> {
-  const all = z.toJSONSchema(
-    z.object({
+function contractSchemas(): Record<string, unknown> {
+  return componentSchemas(
+    {
       treatmentGroup: envelopeSchemas.treatmentGroup,
       reimbursementGroup: envelopeSchemas.reimbursementGroup,
       treatmentGroupAlt: altEnvelopeSchemas.treatmentGroup,
       reimbursementGroupAlt: altEnvelopeSchemas.reimbursementGroup,
       problem: problemDetailsSchema,
       event: syncCompletedEventDataSchema,
-    }),
-    { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' },
-  ) as { $defs?: Record<string, unknown> };
-  const json = JSON.stringify(all.$defs ?? {}).replaceAll('"#/$defs/', `"${SCHEMA_REF}`);
-  return JSON.parse(json) as Record<string, unknown>;
+    },
+    'output',
+  ).defs;
 }
 
-const ref = (name: string) => ({ $ref: `${SCHEMA_REF}${name}` });
+const ref = (name: string) => ({ $ref: `${COMPONENT_SCHEMA_REF}${name}` });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 const ENVELOPE_COMPONENT: Record<DatasetRoute['spelling'], Record<Dataset, string>> = {
@@ -300,7 +296,7 @@ export function openApiDocument(): OpenApiDocument {
         InternalError: problem('Unexpected server error; no internal detail is given.'),
         Unavailable: problem('The database cannot be reached; retry later.'),
       },
-      schemas: componentSchemas(),
+      schemas: contractSchemas(),
     },
   };
   return cached;

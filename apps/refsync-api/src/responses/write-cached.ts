@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { CachedResponse } from './response-store';
+import type { CachedResponse } from '@nhp/refsync-read';
 
 /** A request id to send along, for the fast path (which runs before any header is set). */
 export interface RequestIdHeader {

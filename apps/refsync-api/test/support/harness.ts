@@ -1,9 +1,7 @@
 import {
   DATASETS,
   REFSYNC_STREAM,
-  SYNC_COMPLETED_EVENT_TYPE,
   SYNC_COMPLETED_SUBJECT,
-  syncCompletedEventDataSchema,
   syncCompletedEventId,
   type Dataset,
 } from '@nhp/refsync-contracts';
@@ -11,13 +9,13 @@ import {
   createRefsyncReadRepository,
   createRefsyncWriteRepository,
   ensureRefsyncIndexes,
+  syncCompletedEvent,
   type RefsyncWriteRepository,
   type StagedItemChange,
 } from '@nhp/refsync-data-access';
 import { createLogger } from '@nhp/shared-logger';
 import {
   connectNats,
-  defineEvent,
   drainNats,
   ensureStream,
   natsIsConnected,
@@ -32,9 +30,9 @@ import {
   type TestInfra,
 } from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
+import type { DatasetReader } from '@nhp/refsync-read';
 import { sha256Hex, type ApiKeyEntry } from '../../src/auth/api-keys';
 import { createApp, type RefsyncApp, type RefsyncAppDeps } from '../../src/app';
-import type { DatasetReader } from '../../src/datasets';
 
 export const TEST_KEY = 'test-key-acme';
 export const TEST_CLIENT = 'acme';
@@ -67,12 +65,6 @@ export function countingReader(inner: DatasetReader): DatasetReader & { calls: (
 }
 
 export type Changes = Partial<Record<Dataset, Array<StagedItemChange>>>;
-
-const syncCompletedEvent = defineEvent({
-  type: SYNC_COMPLETED_EVENT_TYPE,
-  source: '/nhp/refsync-importer',
-  dataSchema: syncCompletedEventDataSchema,
-});
 
 const zeroCounts = { added: 0, updated: 0, deleted: 0, total: 0 };
 

@@ -1,6 +1,7 @@
 import {
   constants,
   createHash,
+  hash,
   createPublicKey,
   verify as verifySignature,
   type KeyObject,
@@ -334,7 +335,7 @@ export function createDpopVerifier(options: DpopOptions = {}) {
 
     // Last, so that only proofs that passed every other check occupy the cache. A proof stays
     // acceptable while its iat is within the window, so its jti is remembered as long.
-    const digest = createHash('sha256').update(`${input.jkt}:${jti}`).digest();
+    const digest = hash('sha256', `${input.jkt}:${jti}`, 'buffer');
     const replayKey = ReplayTable.keyOf(digest);
     const claimed = seen.claim(replayKey, iat * 1000 + windowMs, input.nowMs);
     if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before', true);

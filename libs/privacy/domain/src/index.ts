@@ -40,6 +40,13 @@ export {
   type PartUseCases,
 } from './lib/parts/part-use-cases';
 export {
+  createGrantUseCases,
+  type Grant,
+  type GrantRights,
+  type GrantStore,
+  type GrantUseCases,
+} from './lib/grants/grant-use-cases';
+export {
   definitionFromTemplate,
   type NewDefinitionFields,
 } from './lib/definitions/definition-from-template';

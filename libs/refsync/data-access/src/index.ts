@@ -18,7 +18,6 @@ export {
   type ScannedItem,
   type StoredItem,
 } from './lib/read-repository';
-export { compareResponseOrder } from './lib/visibility';
 export {
   createRefsyncWriteRepository,
   STAGE_BATCH_SIZE,
@@ -38,11 +37,11 @@ export {
   REFSYNC_VERSION_CONFLICT,
   refsyncStorageError,
   stagingRejected,
-  storageOperation,
   versionConflict,
   type StagingRejectedDetails,
   type VersionConflictDetails,
 } from './lib/errors';
+export { syncCompletedEvent } from './lib/events';
 export { DATABASE_ERROR, DATABASE_UNAVAILABLE } from '@nhp/shared-persistence';
 export * from './importer';
 export { registerRefsyncModels } from './register-models';

@@ -1,6 +1,5 @@
 import {
   changedSinceAt,
-  compareResponseOrder,
   fullListAt,
   MAX_DIFF_VERSIONS_AS_LIST,
   STAGING_LOOKAHEAD,
@@ -56,19 +55,5 @@ describe('visibility', () => {
       $gt: 0,
       $lte: MAX_DIFF_VERSIONS_AS_LIST + STAGING_LOOKAHEAD,
     });
-  });
-
-  it('when ids are ordered in memory, then the order is by version, then by UTF-8 bytes as MongoDB sorts', () => {
-    const ids = ['\u{1F600}', '\uFF21', 'b', 'B10', 'a'].map((itemId) => ({ version: 1, itemId }));
-    expect(ids.sort(compareResponseOrder).map((i) => i.itemId)).toEqual([
-      'B10',
-      'a',
-      'b',
-      '\uFF21',
-      '\u{1F600}',
-    ]);
-    expect(
-      compareResponseOrder({ version: 1, itemId: 'z' }, { version: 2, itemId: 'a' }),
-    ).toBeLessThan(0);
   });
 });

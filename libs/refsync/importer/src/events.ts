@@ -1,21 +1,11 @@
 import {
   REFSYNC_STREAM,
-  SYNC_COMPLETED_EVENT_TYPE,
   SYNC_COMPLETED_SUBJECT,
-  syncCompletedEventDataSchema,
   type SyncCompletedEventData,
 } from '@nhp/refsync-contracts';
+import { syncCompletedEvent } from '@nhp/refsync-data-access';
 import type { OutboxEvent } from '@nhp/refsync-sync';
-import { defineEvent, type StreamSpec } from '@nhp/shared-messaging';
-
-/** CloudEvents `source` of every event this service emits. */
-export const IMPORTER_EVENT_SOURCE = '/nhp/refsync-importer';
-
-export const syncCompletedEvent = defineEvent({
-  type: SYNC_COMPLETED_EVENT_TYPE,
-  source: IMPORTER_EVENT_SOURCE,
-  dataSchema: syncCompletedEventDataSchema,
-});
+import type { StreamSpec } from '@nhp/shared-messaging';
 
 /**
  * The stream downstream services consume from. File storage survives a NATS restart. The duplicate

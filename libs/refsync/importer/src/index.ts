@@ -19,10 +19,5 @@ export {
   type OutboxPublisherOptions,
   type PublishSummary,
 } from './outbox-publisher';
-export {
-  buildSyncCompletedOutboxEvent,
-  IMPORTER_EVENT_SOURCE,
-  refsyncStreamSpec,
-  syncCompletedEvent,
-} from './events';
+export { buildSyncCompletedOutboxEvent, refsyncStreamSpec } from './events';
 export { createImporterMetrics, type ImporterMetrics, type MetricsSources } from './metrics';

@@ -1,5 +1,5 @@
 import type { Span } from '@opentelemetry/api';
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_NAMESPACE,
@@ -30,18 +30,21 @@ const MAX_OPEN = 10_000;
  * (patches/README.md); the command monitoring events are the driver's public, supported way to
  * observe every command, and work the same under tsx, Jest and the bundle.
  *
- * A span is made only under an active span (a request, an importer run, a relay): the background
- * work of the driver and of the periodic checks would otherwise be a trace per command. Attributes
- * name the operation, the database, the collection and the server, never the command's text
- * (filters and documents hold identity numbers) or an error's message.
+ * A span is made only under an active span that is sampled (a request, an importer run, a relay):
+ * the background work of the driver and of the periodic checks would otherwise be a trace per
+ * command, and under an unsampled span it would record nothing. Attributes name the operation, the
+ * database, the collection and the server, never the command's text (filters and documents hold
+ * identity numbers) or an error's message.
  */
 export function traceMongoCommands(client: MongoClient): void {
+  monitorOnlySampledCommands();
   const open = new Map<string, Span>();
   const key = (event: { address: string; requestId: number }) =>
     `${event.address}#${event.requestId}`;
 
   client.on('commandStarted', (event: CommandStartedEvent) => {
-    if (!trace.getSpan(context.active())) return;
+    // Under an unsampled span a child would record nothing: none is made (see sampled).
+    if (!sampled()) return;
     if (open.size >= MAX_OPEN) open.clear();
     const collection = collectionOf(event);
     const [host, port] = splitAddress(event.address);
@@ -77,6 +80,54 @@ export function traceMongoCommands(client: MongoClient): void {
     if (typeof code === 'number') span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, String(code));
     failSpan(span, event.failure);
     span.end();
+  });
+}
+
+/**
+ * Whether the active span is sampled (a sampled request, run or relay; ended or not: a request's
+ * journal is written after its response): then its commands get spans, which the sampler records.
+ * Under an unsampled one they would record nothing.
+ */
+function sampled(): boolean {
+  const span = trace.getSpan(context.active());
+  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+const MONITOR_COMMANDS = Symbol('monitorCommands');
+let monitoringNarrowed = false;
+
+/**
+ * A connection made with `monitorCommands` builds the driver's monitoring events for every
+ * command it sends (two event objects, the command copied, the reply deserialised a second time)
+ * whether or not a span is made of them: more than half of what tracing cost an unsampled status
+ * check (tools/bench/README.md, privacy-api). The driver reads its Connection's own
+ * `monitorCommands` flag at each command and has no public switch per command, so that flag is made
+ * an accessor that also asks whether the active span is sampled: events (and spans) exactly for the
+ * commands a span is made of, nothing for the others. Installed with the command spans (tracing on),
+ * for the driver version the project pins (patches/); the tracing tests fail if it stops working.
+ * Call it before the client connects: a connection made before keeps a flag of its own.
+ */
+export function monitorOnlySampledCommands(): void {
+  if (monitoringNarrowed) return;
+  monitoringNarrowed = true;
+  let Connection: { prototype: object } | undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ({ Connection } = require('mongodb/lib/cmap/connection') as {
+      Connection?: { prototype: object };
+    });
+  } catch {
+    // A driver laid out otherwise: every command is monitored, as without this narrowing.
+  }
+  if (typeof Connection?.prototype !== 'object') return;
+  Object.defineProperty(Connection.prototype, 'monitorCommands', {
+    configurable: true,
+    get(this: { [MONITOR_COMMANDS]?: boolean }) {
+      return this[MONITOR_COMMANDS] === true && sampled();
+    },
+    set(this: { [MONITOR_COMMANDS]?: boolean }, value: boolean) {
+      this[MONITOR_COMMANDS] = value;
+    },
   });
 }
 

@@ -1,7 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import { tracingEnabled } from '@nhp/shared-tracing';
 import type { Logger } from 'pino';
-import { traceMongoCommands } from './command-spans';
+import { monitorOnlySampledCommands, traceMongoCommands } from './command-spans';
 
 /** The write concern of every write of record (MONGO_WRITE_CONCERN in shared-config). */
 export interface WriteConcernOptions {
@@ -90,6 +90,8 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
 
 async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
   const { logger } = options;
+  // Before the first connection is made (see monitorOnlySampledCommands).
+  if (tracingEnabled()) monitorOnlySampledCommands();
   const conn = mongoose.createConnection(options.uri, {
     bufferCommands: false,
     autoIndex: options.autoIndex ?? true,

@@ -86,11 +86,18 @@ export function toAppError(err: unknown): AppError {
   });
 }
 
-/** Runs a data-layer operation and rethrows any driver error as an AppError (see `toAppError`). */
-export async function translated<T>(operation: () => Promise<T>): Promise<T> {
+/**
+ * Runs a data-layer operation and rethrows whatever it throws as an AppError: `toAppError`, the one
+ * translation, unless the caller passes a decoration of it (a service whose clients are told of an
+ * unreachable database in words of their own, as refsync's are).
+ */
+export async function translated<T>(
+  operation: () => Promise<T>,
+  translate: (err: unknown) => AppError = toAppError,
+): Promise<T> {
   try {
     return await operation();
   } catch (err) {
-    throw toAppError(err);
+    throw translate(err);
   }
 }

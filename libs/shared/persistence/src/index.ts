@@ -18,6 +18,7 @@ export {
   type DeclaredIndex,
 } from './indexes';
 export { modelOf } from './models';
+export { readCollection } from './read-collection';
 export { DUPLICATE_KEY, duplicateKeyInfo, type DuplicateKeyInfo } from './duplicate-key';
 export {
   DATABASE_ERROR,

@@ -1,5 +1,6 @@
 import type { Journal, PartRepository } from '@nhp/privacy-data-access';
 import type { DefinitionRepository, GrantRepository, AuditContext } from '@nhp/privacy-data-access';
+import type { Caller } from '@nhp/privacy-contracts';
 import type { Connection } from 'mongoose';
 
 export interface Io {
@@ -15,7 +16,9 @@ export interface AdminStore {
   parts: PartRepository;
   definitions: DefinitionRepository;
   grants: GrantRepository;
-  /** The audit actor of this tool's writes. */
+  /** This tool as the use cases' caller: an operator (audit records name them as admin). */
+  caller: Caller;
+  /** The audit actor of this tool's writes (auditOf(caller)). */
   audit: AuditContext;
 }
 

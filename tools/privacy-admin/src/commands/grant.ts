@@ -1,3 +1,6 @@
+import { PRIVACY_CODES } from '@nhp/privacy-contracts';
+import { createGrantUseCases } from '@nhp/privacy-domain';
+import { AppError } from '@nhp/shared-errors';
 import { parseOptions, requiredValue } from './args';
 import { CommandError, defineCommand } from './command';
 
@@ -35,15 +38,20 @@ change within its cache time (5 s).`,
     };
   },
   async run(args, store, io) {
-    if (!(await store.parts.exists(args.partKode))) {
-      throw new CommandError(`no party with partKode ${args.partKode}; nothing was changed`);
-    }
-    const grant = await store.grants.set(
-      args.clientId,
-      args.partKode,
-      { read: args.read, write: args.write },
-      store.audit,
-    );
+    const grants = createGrantUseCases(store);
+    const grant = await grants
+      .grant(store.caller, {
+        clientId: args.clientId,
+        partKode: args.partKode,
+        read: args.read,
+        write: args.write,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof AppError && err.code === PRIVACY_CODES.unknownPart) {
+          throw new CommandError(`no party with partKode ${args.partKode}; nothing was changed`);
+        }
+        throw err;
+      });
     const rights = [grant.read && 'read', grant.write && 'write'].filter(Boolean).join(', ');
     io.out(
       args.json

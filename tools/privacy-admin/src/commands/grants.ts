@@ -1,3 +1,4 @@
+import { createGrantUseCases } from '@nhp/privacy-domain';
 import { parseOptions } from './args';
 import { defineCommand, UsageError } from './command';
 
@@ -20,7 +21,10 @@ One line per grant that gives something: client, party, rights, last change.`,
     return { clientId: v.client?.trim(), json: v.json === true };
   },
   async run(args, store, io) {
-    const grants = await store.grants.list({ clientId: args.clientId });
+    const grants = await createGrantUseCases(store).list(
+      store.caller,
+      args.clientId === undefined ? {} : { clientId: args.clientId },
+    );
     if (args.json) {
       io.out(`${JSON.stringify(grants, null, 2)}\n`);
       return 0;

@@ -81,7 +81,7 @@ them (PRIVACY_ALLOW_SYNTHETIC_IDS; by default outside production).`,
       now: () => new Date(),
     });
     const { replaced, unchanged } = await representation.importRelationships(
-      { clientId: store.audit.actor.id, isAdmin: true },
+      store.caller,
       parsed.byFnr,
       `import-representation:${new Date().toISOString()}`,
     );

@@ -1,3 +1,4 @@
+import { createGrantUseCases } from '@nhp/privacy-domain';
 import { parseOptions, requiredValue } from './args';
 import { defineCommand } from './command';
 
@@ -21,7 +22,10 @@ says so (exit 0).`,
     };
   },
   async run(args, store, io) {
-    const revoked = await store.grants.revoke(args.clientId, args.partKode, store.audit);
+    const revoked = await createGrantUseCases(store).revoke(store.caller, {
+      clientId: args.clientId,
+      partKode: args.partKode,
+    });
     io.out(
       revoked
         ? `revoked: client ${args.clientId} on part ${args.partKode}\n`

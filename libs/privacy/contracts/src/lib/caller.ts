@@ -9,6 +9,11 @@ export interface Caller {
   isAdmin: boolean;
   /** The citizen whose context the token carries (personal data: never log). */
   pid?: string | undefined;
+  /**
+   * An operator's tool (privacy-admin, the sample data) calling for a named person or job instead
+   * of a token: audit records name them as `admin`.
+   */
+  operator?: string | undefined;
   /** The request the call came in, named in audit records. */
   requestId?: string | undefined;
 }

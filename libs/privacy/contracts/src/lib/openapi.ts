@@ -1,3 +1,4 @@
+import { COMPONENT_SCHEMA_REF, componentSchemas } from '@nhp/shared-openapi';
 import { z } from 'zod';
 import { errorResponseSchema } from './error-response';
 
@@ -46,7 +47,6 @@ export interface OpenApiInfo {
 
 type Json = Record<string, unknown>;
 
-const SCHEMA_REF = '#/components/schemas/';
 export const REQUEST_MEDIA_TYPES = [
   'application/json',
   'application/json-patch+json',
@@ -73,16 +73,12 @@ function schemaName(schema: z.ZodType): string | undefined {
 
 /** Every schema as a component: named ones under their id, the others under the given key. */
 function components(named: Record<string, z.ZodType>): Record<string, unknown> {
-  const all = z.toJSONSchema(z.object(named), {
-    target: 'draft-2020-12',
-    io: 'input',
-    unrepresentable: 'any',
-  }) as { $defs?: Json; properties?: Record<string, Json> };
-  const result: Json = { ...(all.$defs ?? {}) };
-  for (const [key, schema] of Object.entries(all.properties ?? {})) {
+  const { defs, properties } = componentSchemas(named, 'input');
+  const result: Json = { ...defs };
+  for (const [key, schema] of Object.entries(properties)) {
     if (!schemaName(named[key] as z.ZodType)) result[key] = schema;
   }
-  return JSON.parse(JSON.stringify(result).replaceAll('"#/$defs/', `"${SCHEMA_REF}`)) as Json;
+  return result;
 }
 
 function parameterSchema(schema: z.ZodType): Json {
@@ -99,7 +95,7 @@ export function buildOpenApiDocument(
   const refOf = (schema: z.ZodType, fallback: string) => {
     const name = schemaName(schema) ?? fallback;
     named[name] = schema;
-    return { $ref: `${SCHEMA_REF}${name}` };
+    return { $ref: `${COMPONENT_SCHEMA_REF}${name}` };
   };
 
   const paths: Record<string, Record<string, Json>> = {};
@@ -162,7 +158,9 @@ export function buildOpenApiDocument(
       {
         description,
         headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
-        content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}ErrorResponse` } } },
+        content: {
+          'application/json': { schema: { $ref: `${COMPONENT_SCHEMA_REF}ErrorResponse` } },
+        },
       },
     ]),
   );

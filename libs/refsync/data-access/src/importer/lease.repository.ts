@@ -7,9 +7,10 @@
  * Expiry is judged by the caller's clock, so the TTL must be far above any clock skew between
  * importer hosts (the default is a minute, renewed every third of it).
  */
+import { isAppError } from '@nhp/shared-errors';
+import { DUPLICATE_KEY_CONFLICT, modelOf, translated } from '@nhp/shared-persistence';
 import { Schema, type Connection } from 'mongoose';
-import { translatedMethods } from './translated';
-import { duplicateKeyInfo, modelOf } from '@nhp/shared-persistence';
+import { refsyncStorageError } from '../lib/errors';
 
 export interface Lease {
   name: string;
@@ -59,52 +60,69 @@ export function leaseModel(conn: Connection) {
 export function createLeaseRepository(conn: Connection, name = 'refsync-importer') {
   const Leases = leaseModel(conn);
 
-  const repository = {
+  // Every driver call is translated where it is made (see ../lib/errors): nothing leaves this
+  // module but AppErrors; the duplicate key that a lost race produces is expected and answered.
+  return {
     /** Takes the lease when it is free or expired, or extends it when `holder` already has it. */
     async acquire(holder: string, ttlMs: number, now = new Date()): Promise<AcquireResult> {
       const expiresAt = new Date(now.getTime() + ttlMs);
       try {
-        const doc = await Leases.findOneAndUpdate(
-          { _id: name, $or: [{ expiresAt: { $lte: now } }, { holder }] },
-          { $set: { holder, acquiredAt: now, renewedAt: now, expiresAt } },
-          { upsert: true, returnDocument: 'after' },
-        )
-          .lean<LeaseDocument>()
-          .exec();
+        const doc = await translated(
+          () =>
+            Leases.findOneAndUpdate(
+              { _id: name, $or: [{ expiresAt: { $lte: now } }, { holder }] },
+              { $set: { holder, acquiredAt: now, renewedAt: now, expiresAt } },
+              { upsert: true, returnDocument: 'after' },
+            )
+              .lean<LeaseDocument>()
+              .exec(),
+          refsyncStorageError,
+        );
         if (doc && doc.holder === holder) return { acquired: true, lease: toLease(doc) };
         return { acquired: false, heldBy: doc ? toLease(doc) : null };
       } catch (err) {
-        if (!duplicateKeyInfo(err)) throw err;
-        const current = await Leases.findById(name).lean<LeaseDocument>().exec();
+        if (!(isAppError(err) && err.code === DUPLICATE_KEY_CONFLICT)) throw err;
+        const current = await translated(
+          () => Leases.findById(name).lean<LeaseDocument>().exec(),
+          refsyncStorageError,
+        );
         return { acquired: false, heldBy: current ? toLease(current) : null };
       }
     },
 
     /** Extends the lease; false when `holder` no longer has it (expired and taken, or released). */
     async renew(holder: string, ttlMs: number, now = new Date()): Promise<boolean> {
-      const result = await Leases.updateOne(
-        { _id: name, holder, expiresAt: { $gt: now } },
-        { $set: { renewedAt: now, expiresAt: new Date(now.getTime() + ttlMs) } },
-      ).exec();
+      const result = await translated(
+        () =>
+          Leases.updateOne(
+            { _id: name, holder, expiresAt: { $gt: now } },
+            { $set: { renewedAt: now, expiresAt: new Date(now.getTime() + ttlMs) } },
+          ).exec(),
+        refsyncStorageError,
+      );
       return result.matchedCount === 1;
     },
 
     /** Lets another instance take over at once instead of waiting for the expiry. */
     async release(holder: string, now = new Date()): Promise<void> {
-      await Leases.updateOne(
-        { _id: name, holder },
-        { $set: { expiresAt: now, renewedAt: now } },
-      ).exec();
+      await translated(
+        () =>
+          Leases.updateOne(
+            { _id: name, holder },
+            { $set: { expiresAt: now, renewedAt: now } },
+          ).exec(),
+        refsyncStorageError,
+      );
     },
 
     async current(): Promise<Lease | null> {
-      const doc = await Leases.findById(name).lean<LeaseDocument>().exec();
+      const doc = await translated(
+        () => Leases.findById(name).lean<LeaseDocument>().exec(),
+        refsyncStorageError,
+      );
       return doc ? toLease(doc) : null;
     },
   };
-  // Driver errors leave this module as AppErrors (unreachable 503, the rest 500), as elsewhere in
-  // data-access; the lease's expected duplicate key is handled inside acquire() first.
-  return translatedMethods(repository);
 }
 
 export type LeaseRepository = ReturnType<typeof createLeaseRepository>;

@@ -1,12 +1,12 @@
-import { modelOf } from '@nhp/shared-persistence';
 /**
  * One document per importer run, so an operator can see what ran, when, and what it did
  * (`--history`), including runs that were aborted, skipped, or interrupted by a crash.
  */
-import { Schema, type Connection } from 'mongoose';
-import { translatedMethods } from './translated';
 import type { Dataset } from '@nhp/refsync-contracts';
 import type { ChangeSetCounts } from '@nhp/refsync-domain';
+import { modelOf, translated } from '@nhp/shared-persistence';
+import { Schema, type Connection } from 'mongoose';
+import { refsyncStorageError } from '../lib/errors';
 
 export type ImportRunOutcome =
   | 'running'
@@ -94,42 +94,56 @@ export function runModel(conn: Connection) {
 export function createRunRepository(conn: Connection) {
   const Runs = runModel(conn);
 
-  const repository = {
+  // Every driver call is translated where it is made (see ../lib/errors): nothing leaves this
+  // module but AppErrors.
+  return {
     async start(run: ImportRunStart): Promise<void> {
-      await Runs.create({
-        _id: run.runId,
-        trigger: run.trigger,
-        dryRun: run.dryRun,
-        instance: run.instance,
-        startedAt: run.startedAt,
-        endedAt: null,
-        outcome: 'running',
-        previousVersion: null,
-        committedVersion: null,
-        datasets: null,
-        error: null,
-      });
+      await translated(
+        () =>
+          Runs.create({
+            _id: run.runId,
+            trigger: run.trigger,
+            dryRun: run.dryRun,
+            instance: run.instance,
+            startedAt: run.startedAt,
+            endedAt: null,
+            outcome: 'running',
+            previousVersion: null,
+            committedVersion: null,
+            datasets: null,
+            error: null,
+          }),
+        refsyncStorageError,
+      );
     },
 
     /** Records a run that ended before it started its work (e.g. another instance holds the lease). */
     async record(run: ImportRunStart & ImportRunFinish): Promise<void> {
       const { runId, ...rest } = run;
-      await Runs.create({
-        _id: runId,
-        previousVersion: null,
-        committedVersion: null,
-        datasets: null,
-        error: null,
-        ...rest,
-        ...(rest.error ? { error: capDetails(rest.error) } : {}),
-      });
+      await translated(
+        () =>
+          Runs.create({
+            _id: runId,
+            previousVersion: null,
+            committedVersion: null,
+            datasets: null,
+            error: null,
+            ...rest,
+            ...(rest.error ? { error: capDetails(rest.error) } : {}),
+          }),
+        refsyncStorageError,
+      );
     },
 
     async finish(runId: string, result: ImportRunFinish): Promise<void> {
-      await Runs.updateOne(
-        { _id: runId },
-        { $set: { ...result, ...(result.error ? { error: capDetails(result.error) } : {}) } },
-      ).exec();
+      await translated(
+        () =>
+          Runs.updateOne(
+            { _id: runId },
+            { $set: { ...result, ...(result.error ? { error: capDetails(result.error) } : {}) } },
+          ).exec(),
+        refsyncStorageError,
+      );
     },
 
     /**
@@ -137,39 +151,47 @@ export function createRunRepository(conn: Connection) {
      * other importer can be syncing then, so such a record belongs to a process that died.
      */
     async markInterrupted(exceptRunId: string, now = new Date()): Promise<number> {
-      const result = await Runs.updateMany(
-        { outcome: 'running', dryRun: false, _id: { $ne: exceptRunId } },
-        {
-          $set: {
-            outcome: 'interrupted',
-            endedAt: now,
-            error: {
-              reason: 'interrupted',
-              message: 'the importer stopped during this run; a later run cleaned up',
+      const result = await translated(
+        () =>
+          Runs.updateMany(
+            { outcome: 'running', dryRun: false, _id: { $ne: exceptRunId } },
+            {
+              $set: {
+                outcome: 'interrupted',
+                endedAt: now,
+                error: {
+                  reason: 'interrupted',
+                  message: 'the importer stopped during this run; a later run cleaned up',
+                },
+              },
             },
-          },
-        },
-      ).exec();
+          ).exec(),
+        refsyncStorageError,
+      );
       return result.modifiedCount;
     },
 
     async recent(limit = 20): Promise<ImportRun[]> {
-      const docs = await Runs.find()
-        .sort({ startedAt: -1, _id: -1 })
-        .limit(limit)
-        .lean<ImportRunDocument[]>()
-        .exec();
+      const docs = await translated(
+        () =>
+          Runs.find()
+            .sort({ startedAt: -1, _id: -1 })
+            .limit(limit)
+            .lean<ImportRunDocument[]>()
+            .exec(),
+        refsyncStorageError,
+      );
       return docs.map(toRun);
     },
 
     async get(runId: string): Promise<ImportRun | null> {
-      const doc = await Runs.findById(runId).lean<ImportRunDocument>().exec();
+      const doc = await translated(
+        () => Runs.findById(runId).lean<ImportRunDocument>().exec(),
+        refsyncStorageError,
+      );
       return doc ? toRun(doc) : null;
     },
   };
-  // Driver errors leave this module as AppErrors (unreachable 503, the rest 500), as elsewhere in
-  // data-access; the lease's expected duplicate key is handled inside acquire() first.
-  return translatedMethods(repository);
 }
 
 function capDetails(error: NonNullable<ImportRun['error']>): NonNullable<ImportRun['error']> {

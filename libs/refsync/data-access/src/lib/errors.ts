@@ -65,10 +65,15 @@ const UNAVAILABLE_MESSAGE = 'The data store cannot be reached; retry later';
 const RETRY_AFTER_SECONDS = '5';
 
 /**
- * Driver errors become AppErrors here, where they arise (see @nhp/shared-persistence's
- * toAppError): an unreachable database 503 DATABASE_UNAVAILABLE, the rest 500. The 503 carries a
- * message safe to show and a Retry-After hint, since a client of the read side can do nothing but
- * retry. An AppError passes through unchanged.
+ * refsync's one decoration of the driver-error translation (`toAppError` of
+ * @nhp/shared-persistence decides which driver error is which AppError; this only rewords one of
+ * them): the 503 DATABASE_UNAVAILABLE carries a message safe to show and a Retry-After hint,
+ * because refsync-api's clients (machines polling for new versions) can do nothing but retry, and
+ * its problem details show exposed messages. privacy-api answers the same 503 without them, so
+ * the shared translation stays neutral. Every refsync repository applies it through
+ * `translated(operation, refsyncStorageError)`. An AppError passes through unchanged, except an
+ * unexposed DATABASE_UNAVAILABLE (one `toAppError` made further down), which is reworded the same
+ * way.
  */
 export function refsyncStorageError(err: unknown): AppError {
   const translated = toAppError(err);
@@ -76,6 +81,10 @@ export function refsyncStorageError(err: unknown): AppError {
   return databaseUnavailable(translated.cause ?? err);
 }
 
+/**
+ * The 503 of refsyncStorageError, also thrown without a driver error: by the read repository while
+ * the connection is known to be down, and by refsync-api when it gives up on a version conflict.
+ */
 export function databaseUnavailable(cause?: unknown): AppError {
   return new AppError({
     code: DATABASE_UNAVAILABLE,
@@ -86,13 +95,4 @@ export function databaseUnavailable(cause?: unknown): AppError {
     headers: { 'Retry-After': RETRY_AFTER_SECONDS },
     cause,
   });
-}
-
-/** Runs a storage operation and rethrows whatever it throws as an AppError (refsyncStorageError). */
-export async function storageOperation<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (err) {
-    throw refsyncStorageError(err);
-  }
 }

@@ -1,14 +1,10 @@
 import type { Dataset, ItemDataOf } from '@nhp/refsync-contracts';
 import mongoose, { type Connection } from 'mongoose';
-import { databaseUnavailable, storageOperation, versionConflict } from './errors';
+import { compareResponseOrder } from '@nhp/refsync-domain';
+import { translated } from '@nhp/shared-persistence';
+import { databaseUnavailable, refsyncStorageError, versionConflict } from './errors';
 import { refsyncModels, STATE_ID, type ItemState } from './models';
-import {
-  changedSinceAt,
-  compareResponseOrder,
-  fullListAt,
-  RESPONSE_ORDER,
-  visibleState,
-} from './visibility';
+import { changedSinceAt, fullListAt, RESPONSE_ORDER, visibleState } from './visibility';
 
 /** One item as a response lists it. Keys in envelope order, nothing else: safe to serialise as is. */
 export interface StoredItem<D extends Dataset = Dataset> {
@@ -110,7 +106,7 @@ export function createRefsyncReadRepository(conn: Connection): RefsyncReadReposi
   /** Every read goes through here: fail fast while known down, translate driver errors. */
   function read<T>(operation: () => Promise<T>): Promise<T> {
     if (knownDown(conn)) return Promise.reject(databaseUnavailable());
-    return storageOperation(operation);
+    return translated(operation, refsyncStorageError);
   }
 
   function readState(): Promise<RefsyncState> {

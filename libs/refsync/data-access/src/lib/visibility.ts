@@ -66,17 +66,8 @@ export function changedSinceAt(dataset: Dataset, since: number, version: number)
   };
 }
 
-/** Response order: version, then id, so identical requests give identical bytes. */
-export const RESPONSE_ORDER = { version: 1, itemId: 1 } as const;
-
 /**
- * Response order in memory, identical to MongoDB's sort on {version, itemId} (simple collation:
- * strings compare by their UTF-8 bytes, which JavaScript's `<` on UTF-16 does not always match).
+ * Response order: version, then id, so identical requests give identical bytes (in memory:
+ * compareResponseOrder of @nhp/refsync-domain).
  */
-export function compareResponseOrder(
-  a: { version: number; itemId: string },
-  b: { version: number; itemId: string },
-): number {
-  if (a.version !== b.version) return a.version - b.version;
-  return Buffer.compare(Buffer.from(a.itemId, 'utf8'), Buffer.from(b.itemId, 'utf8'));
-}
+export const RESPONSE_ORDER = { version: 1, itemId: 1 } as const;

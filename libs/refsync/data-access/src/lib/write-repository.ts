@@ -1,8 +1,8 @@
 import type { Dataset } from '@nhp/refsync-contracts';
-import { duplicateKeyInfo } from '@nhp/shared-persistence';
+import { duplicateKeyInfo, translated } from '@nhp/shared-persistence';
 import type { OutboxEvent } from '@nhp/refsync-sync';
 import type { Connection } from 'mongoose';
-import { refsyncStorageError, storageOperation, versionConflict } from './errors';
+import { refsyncStorageError, versionConflict } from './errors';
 import { refsyncModels, STATE_ID } from './models';
 import { stateOutbox } from './outbox';
 import type { RefsyncState } from './read-repository';
@@ -62,15 +62,18 @@ export interface RefsyncWriteRepository extends Staging {
 export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepository {
   const repo = createUntranslatedWriteRepository(conn);
   return {
-    recover: () => storageOperation(() => repo.recover()),
-    readState: () => storageOperation(() => repo.readState()),
+    recover: () => translated(() => repo.recover(), refsyncStorageError),
+    readState: () => translated(() => repo.readState(), refsyncStorageError),
     committedItems: ((dataset: Dataset, options?: { includeData: false }) =>
       translatedIterable(
         options ? repo.committedItems(dataset, options) : repo.committedItems(dataset),
       )) as RefsyncWriteRepository['committedItems'],
     committedRefs: (dataset) => translatedIterable(repo.committedRefs(dataset)),
     stageChanges: (nextVersion, dataset, changes, committedAt) =>
-      storageOperation(() => repo.stageChanges(nextVersion, dataset, changes, committedAt)),
+      translated(
+        () => repo.stageChanges(nextVersion, dataset, changes, committedAt),
+        refsyncStorageError,
+      ),
     commit(input) {
       if (input.nextVersion !== input.expectedVersion + 1) {
         return Promise.reject(
@@ -79,22 +82,24 @@ export function createRefsyncWriteRepository(conn: Connection): RefsyncWriteRepo
           ),
         );
       }
-      return storageOperation(() => repo.commit(input));
+      return translated(() => repo.commit(input), refsyncStorageError);
     },
-    recordUnchangedRun: (event) => storageOperation(() => repo.recordUnchangedRun(event)),
-    pendingEvents: () => storageOperation(() => repo.pendingEvents()),
+    recordUnchangedRun: (event) =>
+      translated(() => repo.recordUnchangedRun(event), refsyncStorageError),
+    pendingEvents: () => translated(() => repo.pendingEvents(), refsyncStorageError),
     markEventPublished: (id, publishedAt) =>
-      storageOperation(() => repo.markEventPublished(id, publishedAt)),
+      translated(() => repo.markEventPublished(id, publishedAt), refsyncStorageError),
     prune(options = {}) {
       const grace = options.graceVersions ?? 1; // validated only, see PruneOptions
       if (!Number.isInteger(grace) || grace < 0) {
         return Promise.reject(new RangeError(`graceVersions must be >= 0, got ${grace}`));
       }
-      return storageOperation(() => repo.prune(options));
+      return translated(() => repo.prune(options), refsyncStorageError);
     },
   };
 }
 
+/** The same translation for a stream, whose errors surface while it is iterated. */
 async function* translatedIterable<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
   try {
     yield* source;

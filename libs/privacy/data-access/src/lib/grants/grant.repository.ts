@@ -1,4 +1,4 @@
-import type { GrantAccess, GrantLookup } from '@nhp/privacy-domain';
+import type { Grant, GrantAccess, GrantStore } from '@nhp/privacy-domain';
 import { modelOf, translated } from '@nhp/shared-persistence';
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
@@ -8,14 +8,7 @@ import { journalPush, newJournalEntry, type Journal, type JournalEntry } from '.
 
 export const GRANTS_COLLECTION = 'privacy_grants';
 
-/** A party's grant to a client: which of read and write the client may use on its definitions. */
-export interface Grant {
-  clientId: string;
-  partKode: string;
-  read: boolean;
-  write: boolean;
-  updatedAt: Date;
-}
+export type { Grant };
 
 interface GrantDocument {
   /** `<clientId>/<partKode>`, both URI-encoded: one document per pair, found without an index. */
@@ -194,7 +187,7 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
     clearCache(): void {
       cache?.clear();
     },
-  } satisfies GrantLookup & Record<string, unknown>;
+  } satisfies GrantStore & Record<string, unknown>;
 }
 
 export type GrantRepository = ReturnType<typeof createGrantRepository>;

@@ -9,7 +9,13 @@ import type {
   StoredSetting,
   WriteOutcome,
 } from '@nhp/privacy-domain';
-import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-persistence';
+import {
+  duplicateKeyInfo,
+  modelOf,
+  readCollection,
+  toAppError,
+  translated,
+} from '@nhp/shared-persistence';
 import { Binary, type Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
 import {
@@ -144,6 +150,10 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const settings = Settings.collection as unknown as Collection<SettingDocument>;
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);
+  // The status check's read (see readCollection), made on first use: the client is connected then.
+  let reads: Collection<SettingDocument> | undefined;
+  const readsOf = () =>
+    (reads ??= readCollection<SettingDocument>(connection, SETTINGS_COLLECTION));
 
   async function nextPagingKey(definisjonGuid: string): Promise<number> {
     for (let attempt = 0; ; attempt++) {
@@ -205,7 +215,7 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const store: SettingsStore = {
     async find(innbyggerFnr, definisjonGuid) {
       const doc = await translated(() =>
-        settings.findOne({ innbyggerFnr, definisjonGuid }, { projection: STATE_PROJECTION }),
+        readsOf().findOne({ innbyggerFnr, definisjonGuid }, { projection: STATE_PROJECTION }),
       );
       return doc ? toState(doc) : undefined;
     },

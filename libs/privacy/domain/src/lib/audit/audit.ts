@@ -14,14 +14,17 @@ export interface AuditContext {
 }
 
 /**
- * Who an audit record of an administrative write (a party, a definition) names for this caller:
- * the calling system's client id, or for a token in a citizen's context "citizen" (the identity
- * number goes in the record's target, never here).
+ * Who an audit record of an administrative write (a party, a definition, a grant) names for this
+ * caller: an operator's tool names its operator (admin); a token the calling system's client id,
+ * or for a token in a citizen's context "citizen" (the identity number goes in the record's
+ * target, never here).
  */
 export function auditOf(caller: Caller): AuditContext {
   const actor: AuditActor =
-    caller.pid !== undefined
-      ? { kind: 'citizen', id: 'citizen' }
-      : { kind: 'client', id: caller.clientId ?? '(no client_id)' };
+    caller.operator !== undefined
+      ? { kind: 'admin', id: caller.operator }
+      : caller.pid !== undefined
+        ? { kind: 'citizen', id: 'citizen' }
+        : { kind: 'client', id: caller.clientId ?? '(no client_id)' };
   return caller.requestId === undefined ? { actor } : { actor, requestId: caller.requestId };
 }

@@ -77,7 +77,7 @@ export function createRepresentationUseCases(ports: {
     const replaced = await ports.representation.replaceRelationships(changed, {
       importId,
       at: ports.now(),
-      actorId: caller.clientId ?? 'admin',
+      actorId: caller.operator ?? caller.clientId ?? 'admin',
     });
     return { replaced, unchanged: byFnr.size - replaced };
   }

@@ -1,4 +1,4 @@
-import type { ListedItem, ScannedListedItem } from '../src/datasets';
+import type { ListedItem, ScannedListedItem } from '../src/ports';
 import {
   joinBody,
   renderEmptyEnvelope,

@@ -1,11 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { effectiveSince, parseSinceVersion } from '@nhp/refsync-domain';
 import { badRequest, notAcceptable, unauthorized, type AppError } from '@nhp/shared-errors';
-import type { ApiKeyVerifier } from '../auth/api-keys';
-import { authenticate } from '../auth/connection-auth';
 import type { DatasetRoute } from '../datasets';
-import { ifNoneMatchMatches } from '../http/conditional';
-import { queryParam } from '../http/query';
 import type {
   CachedResponse,
   ContentEncoding,
@@ -13,19 +8,21 @@ import type {
   Selection,
 } from '../responses/response-store';
 import type { VersionTracker } from '../versions/version-tracker';
+import { ifNoneMatchMatches } from './conditional';
+import { queryParam } from './query';
 
-export const API_KEY_HEADER = 'x-api-key';
 const WWW_AUTHENTICATE = 'ApiKey realm="refsync-api", header="X-API-KEY"';
 
 /**
  * What a dataset request comes to before anything is written or read from storage:
  * - `refused`: `error` says why (401, 406, 400); the Express route throws it.
  * - `unnegotiated`: a header value content negotiation has not seen yet (the fast path leaves
- *   it to Express, which negotiates and remembers it; see NegotiationMemo).
+ *   it to Express, which negotiates and remembers it; see refsync-api's NegotiationMemo).
  * - `not-modified`: If-None-Match matches `etag` at the version in memory: answer 304.
  * - `cached`: `response` is in the cache: write it.
  * - `miss`: neither; `version` is the one in memory (undefined before the first read), and the
- *   body must be computed (the Express route does, reading the stored version first).
+ *   body must be computed (the Express route calls computeMiss, which reads the stored version
+ *   first).
  */
 export type Outcome = 'refused' | 'unnegotiated' | 'not-modified' | 'cached' | 'miss';
 
@@ -67,8 +64,27 @@ const UNNEGOTIATED = new Resolution(
   undefined,
 );
 
-export interface DatasetRequestsOptions {
-  keys: ApiKeyVerifier;
+/** What the resolver reads of a request itself; the key check (a port) may read more of it. */
+export interface DatasetRequest {
+  readonly headers: { readonly 'if-none-match'?: string };
+}
+
+/**
+ * `url` is the request target as received (path and query); `acceptsJson` and `encoding` come
+ * from the negotiation memo (fast path: undefined when not negotiated yet) or from Express (the
+ * route). Never throws, never touches storage.
+ */
+export type ResolveDatasetRequest<Req extends DatasetRequest> = (
+  req: Req,
+  route: DatasetRoute,
+  url: string,
+  acceptsJson: boolean | undefined,
+  encoding: ContentEncoding | null | undefined,
+) => Resolution;
+
+export interface DatasetRequestPorts<Req extends DatasetRequest> {
+  /** The client name of the request's API key, undefined for a missing, malformed or unknown one. */
+  authenticate(req: Req): string | undefined;
   responses: ResponseStore;
   versions: VersionTracker;
 }
@@ -78,22 +94,12 @@ export interface DatasetRequestsOptions {
  * the key check, sinceVersion parsing, ETag and If-None-Match are written once. The order is the
  * order of the answers a client gets: 401 before 406 before 400, then 304, then the body.
  */
-export class DatasetRequests {
-  constructor(private readonly options: DatasetRequestsOptions) {}
-
-  /**
-   * `url` is the request target as received (path and query); `acceptsJson` and `encoding` come
-   * from the negotiation memo (fast path: undefined when not negotiated yet) or from Express (the
-   * route). Never throws, never touches storage.
-   */
-  resolve(
-    req: IncomingMessage,
-    route: DatasetRoute,
-    url: string,
-    acceptsJson: boolean | undefined,
-    encoding: ContentEncoding | null | undefined,
-  ): Resolution {
-    const client = authenticate(req, this.options.keys, API_KEY_HEADER);
+export function datasetRequestResolver<Req extends DatasetRequest>(
+  ports: DatasetRequestPorts<Req>,
+): ResolveDatasetRequest<Req> {
+  const { authenticate, responses, versions } = ports;
+  return (req, route, url, acceptsJson, encoding) => {
+    const client = authenticate(req);
     if (client === undefined) return Resolution.refused(unauthorizedError());
     if (acceptsJson === undefined || encoding === undefined) return UNNEGOTIATED;
     if (!acceptsJson) {
@@ -128,7 +134,7 @@ export class DatasetRequests {
     }
     const selection: Selection = { dataset: route.dataset, spelling: route.spelling, since };
 
-    const version = this.options.versions.current();
+    const version = versions.current();
     if (version === undefined) {
       return new Resolution(
         'miss',
@@ -141,7 +147,6 @@ export class DatasetRequests {
         undefined,
       );
     }
-    const { responses } = this.options;
     const etag = responses.etag(selection, version, encoding);
     if (matches(req.headers['if-none-match'], etag)) {
       return new Resolution(
@@ -166,7 +171,7 @@ export class DatasetRequests {
       response,
       undefined,
     );
-  }
+  };
 }
 
 /** If-None-Match of a request against an ETag (see ifNoneMatchMatches). */

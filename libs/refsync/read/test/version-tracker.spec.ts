@@ -1,7 +1,6 @@
-import { createLogger } from '@nhp/shared-logger';
 import { VersionTracker } from '../src/versions/version-tracker';
 
-const logger = createLogger({ name: 'test', level: 'silent' });
+const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 
 function deferred<T>() {
   let resolve!: (v: T) => void;

@@ -1,13 +1,13 @@
-import { createLogger } from '@nhp/shared-logger';
-import type { DatasetReader } from '../src/datasets';
+import type { DatasetReader } from '../src/ports';
 import { CONTENT_ENCODINGS, ResponseStore, type Selection } from '../src/responses/response-store';
 
 const unusedReader = {} as DatasetReader; // etag() never reads
+const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 const store = () =>
   new ResponseStore({
     reader: unusedReader,
     maxBytes: 1024,
-    logger: createLogger({ name: 'test', level: 'silent' }),
+    logger,
   });
 const sel = (over: Partial<Selection> = {}): Selection => ({
   dataset: 'reimbursementGroup',
@@ -81,7 +81,6 @@ describe('ResponseStore: the byte bound (lru-cache, maxSize + sizeCalculation)',
       return [];
     },
   };
-  const logger = createLogger({ name: 'test', level: 'silent' });
   const storeOf = (maxBytes: number) => {
     const s = new ResponseStore({ reader, maxBytes, logger });
     s.setCurrentVersion(5);

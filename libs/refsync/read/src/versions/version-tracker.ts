@@ -1,11 +1,11 @@
-import type { Logger } from '@nhp/shared-logger';
+import type { ReadLogger } from '../ports';
 
 export type RefreshReason = 'start' | 'event' | 'reconnect' | 'periodic' | 'request';
 
 export interface VersionTrackerOptions {
   /** Reads the committed data version from storage. */
   read: () => Promise<number>;
-  logger: Logger;
+  logger: ReadLogger;
   /** Called once per observed change (also for the first successful read). */
   onChange: (version: number, previous: number | undefined, reason: RefreshReason) => void;
 }

@@ -1,12 +1,9 @@
-import type { IncomingMessage } from 'node:http';
-import { createLogger } from '@nhp/shared-logger';
-import { createApiKeyVerifier, sha256Hex } from '../src/auth/api-keys';
-import { DATASET_ROUTES, type DatasetReader, type DatasetRoute } from '../src/datasets';
-import { ResponseStore, type Selection } from '../src/responses/response-store';
-import { VersionTracker } from '../src/versions/version-tracker';
-import { DatasetRequests } from '../src/requests/dataset-requests';
+import { createDatasetReads } from '../src/dataset-reads';
+import { DATASET_ROUTES, type DatasetRoute } from '../src/datasets';
+import type { DatasetReader } from '../src/ports';
+import type { Selection } from '../src/responses/response-store';
 
-const logger = createLogger({ name: 'test', level: 'silent' });
+const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 const KEY = 'k-123';
 const route = DATASET_ROUTES.find((r) => r.path === '/api/v1/treatmentGroup') as DatasetRoute;
 const altRoute = DATASET_ROUTES.find((r) => r.path === '/api/v1/treatment-group') as DatasetRoute;
@@ -17,27 +14,28 @@ const reader: DatasetReader = {
   scanItems: async () => [],
 };
 
+interface TestRequest {
+  headers: Record<string, string | undefined>;
+}
+
 async function setup(options: { versionRead?: boolean } = {}) {
-  const responses = new ResponseStore({ reader, maxBytes: 1024 * 1024, logger });
-  const versions = new VersionTracker({
-    read: () => reader.currentVersion(),
+  const reads = createDatasetReads<TestRequest>({
+    reader,
+    versionConflicts: { is: () => false, exhausted: (err) => err as Error },
+    // The key check is a port (refsync-api's is hashed and remembered per connection).
+    authenticate: (r) => (r.headers['x-api-key'] === KEY ? 'acme' : undefined),
     logger,
-    onChange: (version) => responses.setCurrentVersion(version),
+    cacheMaxBytes: 1024 * 1024,
   });
-  if (options.versionRead ?? true) await versions.refresh('start');
-  const requests = new DatasetRequests({
-    keys: createApiKeyVerifier([{ client: 'acme', sha256: Buffer.from(sha256Hex(KEY), 'hex') }]),
-    responses,
-    versions,
-  });
-  return { requests, responses };
+  if (options.versionRead ?? true) await reads.versions.refresh('start');
+  return { requests: reads, responses: reads.responses };
 }
 
-function req(headers: Record<string, string> = {}): IncomingMessage {
-  return { headers: { 'x-api-key': KEY, ...headers }, socket: null } as unknown as IncomingMessage;
+function req(headers: Record<string, string> = {}): TestRequest {
+  return { headers: { 'x-api-key': KEY, ...headers } };
 }
 
-describe('DatasetRequests.resolve: one decision for both paths', () => {
+describe('resolve: one decision for both paths', () => {
   it('when the key is missing or wrong, then it is refused with 401 before anything else is looked at', async () => {
     const { requests } = await setup();
     for (const headers of [{ 'x-api-key': 'wrong' }, { 'x-api-key': '' }]) {

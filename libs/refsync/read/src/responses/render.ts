@@ -1,5 +1,6 @@
-import { compareResponseOrder } from '@nhp/refsync-data-access';
-import type { ListedItem, ScannedListedItem, Spelling } from '../datasets';
+import { compareResponseOrder } from '@nhp/refsync-domain';
+import type { Spelling } from '../datasets';
+import type { ListedItem, ScannedListedItem } from '../ports';
 
 /**
  * An envelope's bytes as chunks of about `chunkChars` characters each: a 100k-item list is never

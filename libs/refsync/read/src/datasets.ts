@@ -40,32 +40,3 @@ export const DATASET_ROUTES: readonly DatasetRoute[] = [
     sinceParam: 'since-version',
   },
 ];
-
-/** One stored item as the read repository returns it. */
-export interface ListedItem {
-  data: unknown;
-  version: number;
-  lastChanged: Date;
-  isDeleted: boolean;
-}
-
-/** One item as a scan delivers it, with the id it is ordered by. */
-export interface ScannedListedItem {
-  itemId: string;
-  item: ListedItem;
-}
-
-/**
- * What the service needs from storage (structurally the read repository of
- * @nhp/refsync-data-access): the committed version, and the items R1-R3 select at a version,
- * streamed (scanItems: in response order to `onItem`, the few a run under way has replaced as the
- * resolved value), so that a large list is serialised while it is read.
- */
-export interface DatasetReader {
-  currentVersion(): Promise<number>;
-  scanItems(
-    dataset: Dataset,
-    options: { atVersion: number; sinceVersion?: number },
-    onItem: (scanned: ScannedListedItem) => void,
-  ): Promise<ScannedListedItem[]>;
-}

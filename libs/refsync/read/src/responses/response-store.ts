@@ -3,10 +3,10 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { constants as zlibConstants, createBrotliCompress, createGzip, gunzip } from 'node:zlib';
 import type { Dataset } from '@nhp/refsync-contracts';
-import type { Logger } from '@nhp/shared-logger';
 import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/single-flight';
-import type { DatasetReader, Spelling } from '../datasets';
+import type { Spelling } from '../datasets';
+import type { DatasetReader, ReadLogger } from '../ports';
 import { joinBody, renderEmptyEnvelope, renderEnvelope, type RenderedBody } from './render';
 
 const gunzipAsync = promisify(gunzip);
@@ -42,7 +42,7 @@ export interface CachedResponse {
 export interface ResponseStoreOptions {
   reader: DatasetReader;
   maxBytes: number;
-  logger: Logger;
+  logger: ReadLogger;
   /**
    * Diffs from this many versions below the current one are cached; older ones are computed on
    * demand (once for concurrent requests) but not kept. See the README's cache design.

@@ -1,4 +1,4 @@
-import { ifNoneMatchMatches } from '../src/http/conditional';
+import { ifNoneMatchMatches } from '../src/requests/conditional';
 
 describe('ifNoneMatchMatches', () => {
   const etag = '"v3.tg.p.all.gz"';

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'refsync-read',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'shared-openapi',
+  preset: '../../../jest.preset.cjs',
+  rootDir: __dirname,
+};

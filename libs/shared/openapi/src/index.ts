@@ -1,0 +1,1 @@
+export { COMPONENT_SCHEMA_REF, componentSchemas, type ComponentSchemas } from './component-schemas';
