@@ -150,7 +150,8 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const settings = Settings.collection as unknown as Collection<SettingDocument>;
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);
-  // The status check's read (see readCollection), made on first use: the client is connected then.
+  // The reads of the status check and of a set (see readCollection), made on first use: the
+  // client is connected then.
   let reads: Collection<SettingDocument> | undefined;
   const readsOf = () =>
     (reads ??= readCollection<SettingDocument>(connection, SETTINGS_COLLECTION));
@@ -221,8 +222,9 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
     },
 
     async findForWrite(innbyggerFnr, definisjonGuid): Promise<StoredSetting | undefined> {
+      // A read too (every set's first command): the same collection without the write concern.
       const doc = await translated(() =>
-        settings.findOne({ innbyggerFnr, definisjonGuid }, { projection: WRITE_PROJECTION }),
+        readsOf().findOne({ innbyggerFnr, definisjonGuid }, { projection: WRITE_PROJECTION }),
       );
       if (!doc) return undefined;
       return { state: toState(doc), version: doc.version, history: doc.history ?? [] };
