@@ -41,11 +41,12 @@ export const PENDING_COLLECTION = 'privacy_journal_pending';
 
 /**
  * How long a relay's audit record, settle and pointer delete wait for those of other changes
- * before their command goes out (after the answer: it delays an event by one linger, the audit
- * record's, at most). At 200-300 sets a second, 5 ms gathered about one change per command and
- * 20 ms several: privacy-api's CPU per set 1577 -> 1403 us (tools/bench/README.md, privacy-api).
+ * before their command goes out: 0, the end of the turn. A linger (5 or 20 ms) shared more
+ * commands under load (CPU per set 1577 -> 1403 us) but a sweep relays its documents one after
+ * the other, so each document's three steps waited a linger each: after a NATS outage the
+ * backlog of ~900 events took minutes (the nats-restart fault test, FAULT_SEED=371627242).
  */
-const RELAY_LINGER_MS = 20;
+const RELAY_LINGER_MS = 0;
 
 export interface Journal {
   /** Step 1: the pointer, inserted before the write that carries the entry. */
@@ -108,8 +109,8 @@ export function createJournal(options: CreateJournalOptions): Journal {
   const { connection, logger, publish } = options;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   journalModels(connection);
-  // Pointers, audit records and settles of concurrent writes share their commands: a pointer as
-  // soon as the turn ends (the request waits for it), the relay's steps after a few ms.
+  // Pointers, audit records and settles of concurrent writes share their commands (those asked
+  // for in the same turn of the event loop).
   const writes = batchedWrites(connection);
   const relayWrites = batchedWrites(connection, { lingerMs: RELAY_LINGER_MS });
   const entries = documentEntries<JournalEntry>({
