@@ -5,6 +5,14 @@ import nx from '@nx/eslint-plugin';
 const natsClients = ['@nats-io/*', 'nats'];
 const mongoClients = ['mongoose', 'mongodb'];
 const httpFrameworks = ['express', 'express-*', 'pino-http', 'supertest'];
+/** What a data-access lib may import; a feature lib may import the same and other features. */
+const dataAccessMayUse = [
+  'type:core',
+  'type:contracts',
+  'type:domain',
+  'type:data-access',
+  'type:util',
+];
 
 /**
  * Test files may also use the shared test infrastructure (type:testing), whatever their project's
@@ -32,13 +40,7 @@ function depConstraints({ tests = false } = {}) {
     },
     {
       sourceTag: 'type:data-access',
-      onlyDependOnLibsWithTags: [
-        'type:core',
-        'type:contracts',
-        'type:domain',
-        'type:data-access',
-        'type:util',
-      ],
+      onlyDependOnLibsWithTags: dataAccessMayUse,
       bannedExternalImports: [...httpFrameworks],
     },
     // A feature is a use case that needs infrastructure a domain lib may not touch: it composes
@@ -46,14 +48,7 @@ function depConstraints({ tests = false } = {}) {
     // and reaches MongoDB, NATS and HTTP only through them. Apps (and tools) import it; no lib below does.
     {
       sourceTag: 'type:feature',
-      onlyDependOnLibsWithTags: [
-        'type:core',
-        'type:contracts',
-        'type:domain',
-        'type:data-access',
-        'type:util',
-        'type:feature',
-      ],
+      onlyDependOnLibsWithTags: [...dataAccessMayUse, 'type:feature'],
       bannedExternalImports: [...natsClients, ...mongoClients, ...httpFrameworks],
     },
     {
