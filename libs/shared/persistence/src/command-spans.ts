@@ -37,7 +37,6 @@ const MAX_OPEN = 10_000;
  * identity numbers) or an error's message.
  */
 export function traceMongoCommands(client: MongoClient): void {
-  monitorOnlySampledCommands();
   const open = new Map<string, Span>();
   const key = (event: { address: string; requestId: number }) =>
     `${event.address}#${event.requestId}`;

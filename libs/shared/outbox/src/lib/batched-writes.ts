@@ -37,20 +37,12 @@ interface Queued {
 /** Statements per command at most; more wait for the next command of the same turn. */
 const MAX_BATCH = 1000;
 
-export interface BatchedWritesOptions {
-  /**
-   * How long a write waits for others before its command goes out (default 0: at the end of
-   * the turn). For writes nobody waits for (a relay's steps after the answer), a few ms gather
-   * the writes of more requests into one command at a few hundred requests a second.
-   */
-  lingerMs?: number;
-}
-
-export function batchedWrites(
-  connection: Connection,
-  options: BatchedWritesOptions = {},
-): BatchedWrites {
-  const lingerMs = options.lingerMs ?? 0;
+/**
+ * No linger beyond the turn: a sweep relays its documents one after the other, so a wait for
+ * other changes' writes would be paid per document (tried at 5 and 20 ms: a NATS outage's backlog
+ * then took minutes; libs/shared/outbox/README.md).
+ */
+export function batchedWrites(connection: Connection): BatchedWrites {
   let queues = new Map<string, Queued[]>();
   let scheduled = false;
 
@@ -107,10 +99,8 @@ export function batchedWrites(
         else queues.set(collection, [queued]);
         if (!scheduled) {
           scheduled = true;
-          // After the I/O callbacks of this turn (or the linger): the writes asked for meanwhile
-          // go out together.
-          if (lingerMs > 0) setTimeout(flush, lingerMs);
-          else setImmediate(flush);
+          // After the I/O callbacks of this turn: the writes asked for meanwhile go out together.
+          setImmediate(flush);
         }
       });
     },

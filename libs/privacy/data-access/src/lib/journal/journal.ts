@@ -39,15 +39,6 @@ export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
 
 export const PENDING_COLLECTION = 'privacy_journal_pending';
 
-/**
- * How long a relay's audit record, settle and pointer delete wait for those of other changes
- * before their command goes out: 0, the end of the turn. A linger (5 or 20 ms) shared more
- * commands under load (CPU per set 1577 -> 1403 us) but a sweep relays its documents one after
- * the other, so each document's three steps waited a linger each: after a NATS outage the
- * backlog of ~900 events took minutes (the nats-restart fault test, FAULT_SEED=371627242).
- */
-const RELAY_LINGER_MS = 0;
-
 export interface Journal {
   /** Step 1: the pointer, inserted before the write that carries the entry. */
   register(entry: JournalEntry, collection: string, docId: unknown): Promise<void>;
@@ -112,7 +103,6 @@ export function createJournal(options: CreateJournalOptions): Journal {
   // Pointers, audit records and settles of concurrent writes share their commands (those asked
   // for in the same turn of the event loop).
   const writes = batchedWrites(connection);
-  const relayWrites = batchedWrites(connection, { lingerMs: RELAY_LINGER_MS });
   const entries = documentEntries<JournalEntry>({
     connection,
     field: JOURNAL_FIELD,
@@ -125,10 +115,10 @@ export function createJournal(options: CreateJournalOptions): Journal {
     now: options.now,
     writes,
   });
-  const audit = auditTrail(connection, relayWrites);
+  const audit = auditTrail(connection, writes);
   const relay = createOutboxRelay<JournalEntry>({
     name: 'journal',
-    store: documentOutboxStore({ entries, pointers, writes: relayWrites }),
+    store: documentOutboxStore({ entries, pointers, writes }),
     sink: (entry) => audit.record(entry),
     publish: async (entry) => {
       if (entry.event && publish) {
