@@ -6,7 +6,11 @@ export {
   type PublishOutcome,
   type RelaySummary,
 } from './lib/types';
-export { batchedWrites, type BatchedWrites } from './lib/batched-writes';
+export {
+  batchedWrites,
+  type BatchedWrites,
+  type BatchedWritesOptions,
+} from './lib/batched-writes';
 export {
   documentEntries,
   outboxPush,

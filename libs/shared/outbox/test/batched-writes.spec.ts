@@ -76,4 +76,21 @@ describe('batched writes', () => {
     ]);
     expect(await conn.collection('batched_c').countDocuments({})).toBe(0);
   });
+
+  it('when the batcher is told journal: false, then its commands keep the connection\'s w and ask for no journal commit, alone or batched', async () => {
+    const writes = batchedWrites(conn, { journal: false });
+    const commands = await commandsDuring(async () => {
+      await writes.write('batched_e', { insertOne: { document: { _id: 'e1' as never } } });
+      await Promise.all([
+        writes.write('batched_e', { insertOne: { document: { _id: 'e2' as never } } }),
+        writes.write('batched_e', { deleteOne: { filter: { _id: 'e1' as never } } }),
+      ]);
+    });
+    expect(commands.map((c) => c.command['writeConcern'])).toEqual([
+      { w: 'majority', j: false },
+      { w: 'majority', j: false },
+      { w: 'majority', j: false },
+    ]);
+    expect(await conn.collection('batched_e').find({}).toArray()).toEqual([{ _id: 'e2' }]);
+  });
 });

@@ -4,6 +4,7 @@ import {
   type AnyBulkWriteOperation,
   type Collection,
   type Document,
+  type WriteConcernSettings,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
 
@@ -34,6 +35,20 @@ interface Queued {
   reject: (err: unknown) => void;
 }
 
+export interface BatchedWritesOptions {
+  /**
+   * `false`: acknowledged without waiting for the journal (the connection's `w` kept, `j: false`).
+   * Only for a write that a later journaled write on the same deployment makes durable: MongoDB's
+   * journal (and every member's oplog) is one ordered log, so once a later write is acknowledged
+   * with `j: true`, everything acknowledged before it is on disk too. An outbox pointer is such a
+   * write (`createJournal`): the change that follows it is journaled, and a pointer lost in a crash
+   * before that change was acknowledged points at a write that was not acknowledged either. Not on
+   * a sharded cluster, where two collections' writes can go to two shards' journals.
+   * Default: the connection's write concern (journaled).
+   */
+  journal?: false;
+}
+
 /** Statements per command at most; more wait for the next command of the same turn. */
 const MAX_BATCH = 1000;
 
@@ -42,17 +57,43 @@ const MAX_BATCH = 1000;
  * other changes' writes would be paid per document (tried at 5 and 20 ms: a NATS outage's backlog
  * then took minutes; libs/shared/outbox/README.md).
  */
-export function batchedWrites(connection: Connection): BatchedWrites {
+export function batchedWrites(
+  connection: Connection,
+  options: BatchedWritesOptions = {},
+): BatchedWrites {
   let queues = new Map<string, Queued[]>();
   let scheduled = false;
+  // The write concern of every command, or undefined for the collection's own. Worked out per
+  // collection (the driver resolves a collection's from its database and client) and kept.
+  const concerns = new Map<string, { writeConcern?: WriteConcernSettings }>();
+  const concernOf = (collection: string) => {
+    let concern = concerns.get(collection);
+    if (!concern) {
+      // The driver's own collection: mongoose's wrapper does not expose the write concern.
+      const inherited = connection.db?.collection(collection).writeConcern;
+      concern =
+        options.journal === false
+          ? {
+              writeConcern: {
+                ...(inherited?.w !== undefined ? { w: inherited.w } : {}),
+                ...(inherited?.wtimeoutMS !== undefined ? { wtimeoutMS: inherited.wtimeoutMS } : {}),
+                journal: false,
+              },
+            }
+          : {};
+      concerns.set(collection, concern);
+    }
+    return concern;
+  };
 
   async function send(collection: string, batch: Queued[]): Promise<void> {
     const target = connection.collection<Document>(collection);
+    const concern = concernOf(collection);
     const [only] = batch;
     if (batch.length === 1 && only) {
       // Alone: the driver's plain command for the statement costs less than its bulk machinery.
       try {
-        await single(target, only.op);
+        await single(target, only.op, concern);
         only.resolve();
       } catch (err) {
         only.reject(err);
@@ -62,7 +103,7 @@ export function batchedWrites(connection: Connection): BatchedWrites {
     try {
       await target.bulkWrite(
         batch.map((q) => q.op),
-        { ordered: false },
+        { ordered: false, ...concern },
       );
       for (const q of batch) q.resolve();
     } catch (err) {
@@ -111,16 +152,17 @@ export function batchedWrites(connection: Connection): BatchedWrites {
 async function single(
   collection: Collection<Document>,
   op: AnyBulkWriteOperation<Document>,
+  concern: { writeConcern?: WriteConcernSettings },
 ): Promise<void> {
   if ('insertOne' in op) {
-    await collection.insertOne(op.insertOne.document);
+    await collection.insertOne(op.insertOne.document, concern);
   } else if ('updateOne' in op) {
     const { filter, update, upsert } = op.updateOne;
-    await collection.updateOne(filter, update as Document, upsert ? { upsert } : {});
+    await collection.updateOne(filter, update as Document, upsert ? { upsert, ...concern } : concern);
   } else if ('deleteOne' in op) {
-    await collection.deleteOne(op.deleteOne.filter);
+    await collection.deleteOne(op.deleteOne.filter, concern);
   } else {
-    await collection.bulkWrite([op], { ordered: false });
+    await collection.bulkWrite([op], { ordered: false, ...concern });
   }
 }
 

@@ -12,7 +12,10 @@ export type DocumentOutboxStoreOptions<E extends OutboxEntry> = {
   | {
       /** Entries may be in any document: a pointer per entry says where (see OutboxPointers). */
       pointers: OutboxPointers;
-      /** Settles (the entry, then its pointer) through these: one command for many documents. */
+      /**
+       * Settles entries through these (one command for many documents); each pointer is then
+       * forgotten through the pointers' own writes.
+       */
       writes?: BatchedWrites;
     }
   | {
@@ -50,7 +53,9 @@ export function documentOutboxStore<E extends OutboxEntry>(
     async settle(ref, entry) {
       if (writes) {
         await writes.write(ref.collection, entries.settleStatement(ref, entry.id));
-        await writes.write(pointers.collection, pointers.forgetStatement(entry.id));
+        // Through the pointers' own writes (batched too when they were given theirs, with their
+        // write concern).
+        await pointers.forget(entry.id);
         return;
       }
       await entries.settle(ref, entry.id);

@@ -26,8 +26,6 @@ export interface OutboxPointers {
   /** Pointers older than the stale age (their write has had ample time), oldest first. */
   stale(limit: number): Promise<OutboxPointer[]>;
   forget(entryId: string): Promise<void>;
-  /** The same forget as a bulk statement on `collection` (for `BatchedWrites`). */
-  forgetStatement(entryId: string): AnyBulkWriteOperation<OutboxPointer>;
   /**
    * How many pointers there are and when the oldest was made, cheaply: the count from the
    * collection's metadata (no scan, however long the backlog), the oldest through the
@@ -88,7 +86,6 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
       if (writes) await writes.write(collection, forgetStatement(entryId));
       else await pointers().deleteOne({ _id: entryId });
     },
-    forgetStatement,
     async backlog(maxTimeMs = 1000) {
       const [pending, oldest] = await Promise.all([
         pointers().estimatedDocumentCount({ maxTimeMS: maxTimeMs }),

@@ -24,6 +24,10 @@ export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
  * A write goes in three steps:
  * 1. `register(entry, collection, docId)` inserts a pointer. If the process dies before step 2,
  *    the pointer points at nothing and the sweeper drops it once it is older than `staleAfterMs`.
+ *    The pointer is acknowledged without waiting for the journal (`j: false`, the configured `w`
+ *    kept): the journaled write of step 2 comes after it in the one ordered journal, so once that
+ *    write is acknowledged the pointer is on disk too, and a pointer lost in a crash belonged to
+ *    a write that was never acknowledged. A set therefore waits for one journal commit, not two.
  * 2. The caller's own atomic write carries the entry: `journalPush(entry)` merged into an update,
  *    or `journal: [entry]` in an inserted document. The change and its record land together or not
  *    at all: no change without its record, no record without its change.
@@ -103,6 +107,10 @@ export function createJournal(options: CreateJournalOptions): Journal {
   // Pointers, audit records and settles of concurrent writes share their commands (those asked
   // for in the same turn of the event loop).
   const writes = batchedWrites(connection);
+  // Pointers: see step 1 above. Their deletes too: a delete lost in a crash leaves a pointer to an
+  // entry already pulled (or, if the pull was lost as well, relayed again: the audit record is
+  // idempotent and the stream drops the repeated event), which the stale sweep drops.
+  const pointerWrites = batchedWrites(connection, { journal: false });
   const entries = documentEntries<JournalEntry>({
     connection,
     field: JOURNAL_FIELD,
@@ -113,7 +121,7 @@ export function createJournal(options: CreateJournalOptions): Journal {
     collection: PENDING_COLLECTION,
     staleAfterMs: options.staleAfterMs ?? 60_000,
     now: options.now,
-    writes,
+    writes: pointerWrites,
   });
   const audit = auditTrail(connection, writes);
   const relay = createOutboxRelay<JournalEntry>({
