@@ -77,7 +77,7 @@ describe('batched writes', () => {
     expect(await conn.collection('batched_c').countDocuments({})).toBe(0);
   });
 
-  it('when the batcher is told journal: false, then its commands keep the connection\'s w and ask for no journal commit, alone or batched', async () => {
+  it("when the batcher is told journal: false, then its commands keep the connection's w and ask for no journal commit, alone or batched", async () => {
     const writes = batchedWrites(conn, { journal: false });
     const commands = await commandsDuring(async () => {
       await writes.write('batched_e', { insertOne: { document: { _id: 'e1' as never } } });

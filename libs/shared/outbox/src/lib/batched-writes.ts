@@ -76,7 +76,9 @@ export function batchedWrites(
           ? {
               writeConcern: {
                 ...(inherited?.w !== undefined ? { w: inherited.w } : {}),
-                ...(inherited?.wtimeoutMS !== undefined ? { wtimeoutMS: inherited.wtimeoutMS } : {}),
+                ...(inherited?.wtimeoutMS !== undefined
+                  ? { wtimeoutMS: inherited.wtimeoutMS }
+                  : {}),
                 journal: false,
               },
             }
@@ -158,7 +160,11 @@ async function single(
     await collection.insertOne(op.insertOne.document, concern);
   } else if ('updateOne' in op) {
     const { filter, update, upsert } = op.updateOne;
-    await collection.updateOne(filter, update as Document, upsert ? { upsert, ...concern } : concern);
+    await collection.updateOne(
+      filter,
+      update as Document,
+      upsert ? { upsert, ...concern } : concern,
+    );
   } else if ('deleteOne' in op) {
     await collection.deleteOne(op.deleteOne.filter, concern);
   } else {
