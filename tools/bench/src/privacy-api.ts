@@ -581,6 +581,9 @@ function reportRounds(label: string, r: Awaited<ReturnType<typeof statusRounds>>
     `  ${label}: privacy-api ${r.appRate.toFixed(0)} req/s (${r.appCpuUs.toFixed(0)} us CPU/req), bare ${r.bareRate.toFixed(0)} req/s (${r.bareCpuUs.toFixed(0)} us CPU/req)`,
   );
   say(`    ratios of the rounds: ${r.ratios.map((x) => x.toFixed(2)).join(' ')}`);
+  say(
+    `    CPU per request of the rounds, privacy-api/floor (us): ${r.cpuUsOfRounds.map(([a, b]) => `${a.toFixed(0)}/${b.toFixed(0)}`).join(' ')}`,
+  );
   reportCpu(r);
   say(
     `    ratio (median) ${target === undefined ? r.ratio.toFixed(2) + ' (printed, no target)' : verdict(r.ratio, '>=', target)}`,
@@ -900,7 +903,8 @@ async function walk(stack: Stack, definition: Definition) {
     scopes: ['read'],
     expiresInSec: 3600,
   });
-  let peakRss = rssOf(stack.app.pid).rss;
+  const startRss = rssOf(stack.app.pid).rss;
+  let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(stack.app.pid).rss)), 25);
   const times: number[] = [];
   let entries = 0;
@@ -927,7 +931,7 @@ async function walk(stack: Stack, definition: Definition) {
   // The last full page: the final one may be short (it is the remainder).
   const first = times[0] as number;
   const last = times[times.length - 2] ?? (times[times.length - 1] as number);
-  return { pages: times.length, entries, first, last, peakRss };
+  return { pages: times.length, entries, first, last, startRss, peakRss };
 }
 
 async function eventLatency(stack: Stack, definition: Definition) {
@@ -1147,7 +1151,7 @@ export async function run(): Promise<void> {
         `  last/first ${pageRatio.toFixed(2)} (target <= ${TARGETS.lastOverFirst}) ${pageRatio <= TARGETS.lastOverFirst ? 'PASS' : 'FAIL'}`,
       );
       say(
-        `  peak RSS of privacy-api during the walk ${verdict(w.peakRss, '<=', TARGETS.rssMb, { digits: 0, unit: 'MB' })}`,
+        `  peak RSS of privacy-api during the walk ${verdict(w.peakRss, '<=', TARGETS.rssMb, { digits: 0, unit: 'MB' })} (${w.startRss.toFixed(0)} MB as it began)`,
       );
     }
 

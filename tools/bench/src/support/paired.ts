@@ -252,6 +252,8 @@ export function summariseRounds(results: Array<{ app: SideResult; bare: SideResu
     bareRate: median(results.map((r) => r.bare.rate)),
     bareCpuUs: median(results.map((r) => r.bare.cpuUs)),
     ratios: results.map((r) => r.app.rate / r.bare.rate),
+    /** Per round: the service's and the floor's CPU per answer, in microseconds. */
+    cpuUsOfRounds: results.map((r) => [r.app.cpuUs, r.bare.cpuUs] as const),
     ratio: median(results.map((r) => r.app.rate / r.bare.rate)),
     cpuShare: median(results.map((r) => serverCpuShare([r.app, r.bare]))),
   };
