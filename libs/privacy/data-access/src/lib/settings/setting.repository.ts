@@ -12,7 +12,7 @@ import type {
 import {
   duplicateKeyInfo,
   modelOf,
-  readCollection,
+  pointReads,
   toAppError,
   translated,
 } from '@nhp/shared-persistence';
@@ -150,11 +150,9 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const settings = Settings.collection as unknown as Collection<SettingDocument>;
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);
-  // The reads of the status check and of a set (see readCollection), made on first use: the
-  // client is connected then.
-  let reads: Collection<SettingDocument> | undefined;
-  const readsOf = () =>
-    (reads ??= readCollection<SettingDocument>(connection, SETTINGS_COLLECTION));
+  // The reads of the status check and of a set: one document by the unique citizen + definition
+  // key, without the connection's write concern or the driver's cursor (see pointReads).
+  const reads = pointReads<SettingDocument>(connection, SETTINGS_COLLECTION);
 
   async function nextPagingKey(definisjonGuid: string): Promise<number> {
     for (let attempt = 0; ; attempt++) {
@@ -216,7 +214,7 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const store: SettingsStore = {
     async find(innbyggerFnr, definisjonGuid) {
       const doc = await translated(() =>
-        readsOf().findOne({ innbyggerFnr, definisjonGuid }, { projection: STATE_PROJECTION }),
+        reads.findOne({ innbyggerFnr, definisjonGuid }, { projection: STATE_PROJECTION }),
       );
       return doc ? toState(doc) : undefined;
     },
@@ -224,7 +222,7 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
     async findForWrite(innbyggerFnr, definisjonGuid): Promise<StoredSetting | undefined> {
       // A read too (every set's first command): the same collection without the write concern.
       const doc = await translated(() =>
-        readsOf().findOne({ innbyggerFnr, definisjonGuid }, { projection: WRITE_PROJECTION }),
+        reads.findOne({ innbyggerFnr, definisjonGuid }, { projection: WRITE_PROJECTION }),
       );
       if (!doc) return undefined;
       return { state: toState(doc), version: doc.version, history: doc.history ?? [] };
