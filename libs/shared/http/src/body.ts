@@ -189,13 +189,18 @@ export interface JsonBodyOutcome {
  * app), with the reader the app uses (jsonBodyReader): the same media types, charsets, encodings,
  * limit and refusals. Handed on to the app afterwards, the request is not read again: the app's
  * body stage hands on this outcome (the body as parsed, or the refusal for its error handler).
+ *
+ * The common request, `Content-Type: application/json` (UTF-8, said or not) with a
+ * Content-Length within the limit and no Content-Encoding, is read by `readPlainJson` below
+ * instead of body-parser; every other request goes to body-parser untouched.
  */
 export function jsonBodyReaderOutsideExpress(
-  limit: BodyLimit,
+  limit: number,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<JsonBodyOutcome> {
   const reader = jsonBodyReader(limit);
-  return (req, res) =>
-    new Promise((resolve) => {
+  return (req, res) => {
+    if (plainJsonRequest(req, limit)) return readPlainJson(req);
+    return new Promise((resolve) => {
       // The reader reads only Node's request (headers, stream) and sets `body` on it.
       reader(req as Request, res as Parameters<RequestHandler>[1], (refusal?: unknown) => {
         const body = (req as { body?: unknown }).body;
@@ -205,4 +210,87 @@ export function jsonBodyReaderOutsideExpress(
         );
       });
     });
+  };
+}
+
+/** The media types readPlainJson takes, as Content-Type says them (lower case, no spaces). */
+const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json;charset=utf-8']);
+const CONTENT_LENGTH = /^\d{1,15}$/;
+
+/** Whether body-parser would read the request as a UTF-8 JSON body of its declared length. */
+function plainJsonRequest(req: IncomingMessage, limit: number): boolean {
+  const { headers } = req;
+  const type = headers['content-type'];
+  if (type === undefined || !PLAIN_JSON_TYPES.has(type.toLowerCase().replace(/ /g, ''))) {
+    return false;
+  }
+  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) {
+    return false;
+  }
+  const length = headers['content-length'];
+  return (
+    length !== undefined && CONTENT_LENGTH.test(length) && length !== '0' && Number(length) <= limit
+  );
+}
+
+/** body-parser's error for what it cannot read: the shape toClientError maps (type, status). */
+function bodyError(type: string, message: string, cause?: unknown): Error {
+  return Object.assign(new Error(message, cause === undefined ? {} : { cause }), {
+    type,
+    status: 400,
+    statusCode: 400,
+    expose: true,
+  });
+}
+
+/** JSON texts body-parser's strict mode takes: an object or an array. */
+const STRICT_JSON_START = /^[ \t\n\r]*[[{]/;
+
+/**
+ * body-parser's reading of a plain JSON request (plainJsonRequest), without its machinery: the
+ * media type matching (type-is, content-type), the stream reader (raw-body), the decoder
+ * (iconv-lite), which together cost about as much CPU as the status check's own work (the bench
+ * README, privacy-api). Written by hand because no library reads a body this narrowly; it
+ * answers as body-parser does: the body parsed in strict mode (an object or an array) after a
+ * UTF-8 byte order mark is dropped, invalid UTF-8 decoded to U+FFFD, a body that does not parse
+ * refused as `entity.parse.failed` (`req.body` undefined), one cut short as `request.aborted`, and
+ * the outcome kept for the app's body stage (jsonBodiesRead) with the body on `req.body`. Tests compare the two
+ * readers' outcomes on the same bytes.
+ */
+function readPlainJson(req: IncomingMessage): Promise<JsonBodyOutcome> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const settle = (body: unknown, refusal: unknown) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData).off('end', onEnd).off('error', onAborted).off('close', onAborted);
+      (req as { body?: unknown }).body = body;
+      jsonBodiesRead.set(req, { refusal });
+      resolve(refusal === undefined ? { read: true, body } : { read: true, body, refusal });
+    };
+    const onData = (chunk: Buffer) => chunks.push(chunk);
+    const onEnd = () => {
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      let text = bytes.toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (!STRICT_JSON_START.test(text)) {
+        settle(
+          undefined,
+          bodyError('entity.parse.failed', 'Request body is not a JSON object or array'),
+        );
+        return;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        settle(undefined, bodyError('entity.parse.failed', 'Request body is not valid JSON', err));
+        return;
+      }
+      settle(body, jsonBodyRefusal(body));
+    };
+    const onAborted = () => settle(undefined, bodyError('request.aborted', 'request aborted'));
+    req.on('data', onData).once('end', onEnd).once('error', onAborted).once('close', onAborted);
+  });
 }
