@@ -6,11 +6,7 @@ export {
   type PublishOutcome,
   type RelaySummary,
 } from './lib/types';
-export {
-  batchedWrites,
-  type BatchedWrites,
-  type BatchedWritesOptions,
-} from './lib/batched-writes';
+export { batchedWrites, type BatchedWrites, type BatchedWritesOptions } from './lib/batched-writes';
 export {
   documentEntries,
   outboxPush,
