@@ -104,6 +104,31 @@ describe('large body gate', () => {
     await until(() => gate.stats().active === 0);
   });
 
+  it('when a large request has been answered, then it lets go of its parsed body, so a connection kept open does not keep the body alive', async () => {
+    const gate = largeBodyGate({ above: 1024, concurrent: 1 });
+    const seen: Array<{ req: { body?: unknown }; large: boolean }> = [];
+    const app = express();
+    app.use(gate);
+    app.use(express.json({ limit: '1mb' }));
+    app.post('/upload', (req, res) => {
+      seen.push({ req, large: Number(req.headers['content-length']) > 1024 });
+      res.json({ size: JSON.stringify(req.body).length });
+    });
+    const started = await serve(app);
+    server = started.server;
+    const large = post(started.port, largeBody());
+    const small = post(started.port, JSON.stringify({ small: true }));
+    expect((await large.answer).status).toBe(200);
+    expect((await small.answer).status).toBe(200);
+    await until(() => gate.stats().active === 0 && seen.length === 2);
+    const largeOne = seen.find((r) => r.large)?.req;
+    const smallOne = seen.find((r) => !r.large)?.req;
+    expect(largeOne).toBeDefined();
+    expect(largeOne?.body).toBeUndefined();
+    // A small body is not the gate's: it stays as Express left it.
+    expect(smallOne?.body).toEqual({ small: true });
+  });
+
   it('when a body is small, then it passes while the large ones wait', async () => {
     const { app, gate, held } = gatedApp();
     const started = await serve(app);
