@@ -1,6 +1,6 @@
-import { useTestInfra } from '@nhp/shared-testing';
+import { monitoredConnection, useTestInfra } from '@nhp/shared-testing';
 import type { CommandStartedEvent } from 'mongodb';
-import mongoose, { type Connection } from 'mongoose';
+import type { Connection } from 'mongoose';
 import { batchedWrites } from '../src';
 
 const infra = useTestInfra();
@@ -8,12 +8,7 @@ const infra = useTestInfra();
 describe('batched writes', () => {
   let conn: Connection;
   beforeAll(async () => {
-    conn = await mongoose
-      .createConnection(infra.get().mongoUri, {
-        monitorCommands: true,
-        writeConcern: { w: 'majority', journal: true },
-      })
-      .asPromise();
+    conn = await monitoredConnection(infra.get().mongoUri);
   });
   afterAll(() => conn.close());
 

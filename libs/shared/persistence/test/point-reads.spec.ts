@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { useTestInfra } from '@nhp/shared-testing';
+import { monitoredConnection, useTestInfra } from '@nhp/shared-testing';
 import { MongoClient, MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose, { type Connection } from 'mongoose';
 import { pointReads, retryableRead } from '../src';
@@ -70,12 +70,7 @@ interface Setting {
 describe('point reads', () => {
   let conn: Connection;
   beforeAll(async () => {
-    conn = await mongoose
-      .createConnection(infra.get().mongoUri, {
-        monitorCommands: true,
-        writeConcern: { w: 'majority', journal: true },
-      })
-      .asPromise();
+    conn = await monitoredConnection(infra.get().mongoUri);
     await conn.collection<Setting>('point_reads').insertMany([
       { _id: 's1', fnr: 'a', definition: 'd1', aktiv: true },
       { _id: 's2', fnr: 'a', definition: 'd2', aktiv: false },

@@ -13,6 +13,7 @@ export {
   type StartMongoServerProcessOptions,
 } from './mongo-process';
 export { freePort } from './free-port';
+export { monitoredConnection } from './monitored-connection';
 export { LogCapture } from './log-capture';
 export {
   startNatsCluster,
