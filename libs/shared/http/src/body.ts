@@ -254,8 +254,8 @@ const STRICT_JSON_START = /^[ \t\n\r]*[[{]/;
  * answers as body-parser does: the body parsed in strict mode (an object or an array) after a
  * UTF-8 byte order mark is dropped, invalid UTF-8 decoded to U+FFFD, a body that does not parse
  * refused as `entity.parse.failed` (`req.body` undefined), one cut short as `request.aborted`, and
- * the outcome kept for the app's body stage (jsonBodiesRead) with the body on `req.body`. Tests compare the two
- * readers' outcomes on the same bytes.
+ * the outcome kept for the app's body stage (jsonBodiesRead) with the body on `req.body`. Tests
+ * compare the two readers' outcomes on the same bytes.
  */
 function readPlainJson(req: IncomingMessage): Promise<JsonBodyOutcome> {
   return new Promise((resolve) => {

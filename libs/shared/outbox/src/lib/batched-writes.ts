@@ -83,7 +83,8 @@ export function batchedWrites(
               },
             }
           : {};
-      concerns.set(collection, concern);
+      // Kept once the connection has its database (and so its write concern) to read from.
+      if (connection.db) concerns.set(collection, concern);
     }
     return concern;
   };
