@@ -30,7 +30,8 @@ export interface PointReads<T extends Document> {
  * because the driver has no cursor-less find.
  *
  * What `findOne` would add and this keeps: the primary read preference (`runCommand`'s default,
- * as the collection's here), the implicit session, the database's BSON options, the command
+ * as the collection's here), the client's read concern, the implicit session, the database's BSON
+ * options, the command
  * monitoring (and so the command's span), and the retryable read: a read that failed with an
  * error the driver would retry (a network error, a primary stepping down; the driver's list) is
  * sent once more, which selects a server again, as the driver does for `findOne`.
@@ -40,8 +41,15 @@ export function pointReads<T extends Document>(
   name: string,
 ): PointReads<T> {
   let db: Db | undefined;
+  // The client's read concern (MONGO_URL's readConcernLevel, say), which findOne would inherit and
+  // a command does not: named in the command itself.
+  let readConcern: { readConcern?: { level: string } } = {};
   const once = async (filter: Filter<T>, projection: Document | undefined) => {
-    db ??= readDb(connection);
+    if (!db) {
+      db = readDb(connection);
+      const level = db.readConcern?.level;
+      if (level) readConcern = { readConcern: { level } };
+    }
     const reply = await db.command({
       find: name,
       filter,
@@ -49,6 +57,7 @@ export function pointReads<T extends Document>(
       limit: 1,
       singleBatch: true,
       batchSize: 1,
+      ...readConcern,
     });
     const first = (reply['cursor'] as { firstBatch?: Document[] } | undefined)?.firstBatch?.[0];
     return (first as WithId<T> | undefined) ?? null;

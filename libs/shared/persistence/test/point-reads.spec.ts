@@ -114,6 +114,30 @@ describe('point reads', () => {
     expect(seen.some((e) => e.commandName === 'killCursors')).toBe(false);
   });
 
+  it('when the client has a read concern, then the command names it, as findOne would inherit it', async () => {
+    const majority = await mongoose
+      .createConnection(infra.get().mongoUri, {
+        monitorCommands: true,
+        readConcern: { level: 'majority' },
+      })
+      .asPromise();
+    const seen: CommandStartedEvent[] = [];
+    majority.getClient().on('commandStarted', (e) => {
+      if (e.commandName === 'find') seen.push(e);
+    });
+    try {
+      const reads = pointReads<Setting>(majority, 'point_reads');
+      expect(await reads.findOne({ fnr: 'a', definition: 'd1' })).toMatchObject({ _id: 's1' });
+      await majority.collection('point_reads').findOne({ fnr: 'a', definition: 'd1' });
+    } finally {
+      await majority.close();
+    }
+    expect(seen.map((e) => e.command['readConcern'])).toEqual([
+      { level: 'majority' },
+      { level: 'majority' },
+    ]);
+  });
+
   describe('when the connection a read goes out on breaks', () => {
     let proxy: Awaited<ReturnType<typeof cuttingProxy>>;
     let client: MongoClient;
