@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { Definition } from '@nhp/privacy-domain';
@@ -190,6 +191,32 @@ describe('the status check fast path', () => {
     });
     expect(handedOver).toBe(1);
     expect(fast.status).toBe(400);
+  });
+
+  it('when the use case fails in the fast path, then Express answers that error without running the use case again', async () => {
+    const definition = await seeded();
+    const settings = h.get().context.useCases.settings;
+    const original = settings.checkStatus;
+    let runs = 0;
+    // The use case as the app has it, counted (the database and the driver stay real).
+    settings.checkStatus = (...args) => {
+      runs++;
+      return original(...args);
+    };
+    try {
+      // A definition that does not exist: the use case's own refusal, after the body and scope
+      // passed.
+      const missing = { ...statusBody(definition, nextFnr()), definisjonGuid: randomUUID() };
+      // `both` also checks that the answer is the one Express gives straight.
+      const { fast, handedOver } = await both({ body: missing });
+      expect(handedOver).toBe(1);
+      expect(fast.status).toBe(400);
+      expect(fast.body).toMatchObject({ code: 'EPVK-101500' });
+      // Once through the fast path (handed over, not run again), once straight to Express.
+      expect(runs).toBe(2);
+    } finally {
+      settings.checkStatus = original;
+    }
   });
 
   it('when the path is in PascalCase or under the base path, then the fast path answers it as Express does', async () => {

@@ -16,6 +16,7 @@ import { SETTINGS_PATHS } from '../routes/settings';
 import type { PrivacyApiMetrics } from '../metrics';
 import { runAs } from './caller';
 import { DEBUG_HEADER } from './debug-header';
+import { rememberUseCaseFailure } from './handed-over';
 
 /**
  * A fast path for the status check (POST /personverninnstillinger/sjekkinnbyggerspistatus/v2),
@@ -36,9 +37,10 @@ import { DEBUG_HEADER } from './debug-header';
  *   (none, or not of a JSON type).
  * - after the body was read: with the caller verified (`setCaller`, which `authenticate` then
  *   trusts: a second check would see the proof's jti as a replay). The app's body stage hands on
- *   what the reader found (the body, or its refusal) instead of reading again, and the route
- *   answers as it always does: a refusal of the body, a missing scope, a body the contract
- *   refuses, an error of the use case.
+ *   what the reader found (the body, or its refusal) instead of reading again, the route hands on
+ *   the use case's error instead of running it again (handed-over.ts), and the route answers as
+ *   it always does: a refusal of the body, a missing scope, a body the contract refuses, an error
+ *   of the use case.
  */
 
 /** Content-Length as Node's parser accepts it. */
@@ -174,8 +176,9 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       result = await runAs(caller, undefined, (asCaller) =>
         deps.settings.checkStatus(asCaller, body),
       );
-    } catch {
-      // The route runs the use case again and answers its error as the app answers any.
+    } catch (err) {
+      // The route answers the use case's error as the app answers any, without running it again.
+      rememberUseCaseFailure(req, err);
       handOver(req, res);
       return;
     }

@@ -10,6 +10,7 @@ import type { SettingsUseCases } from '@nhp/privacy-domain';
 import { validate } from '@nhp/shared-http';
 import { Router, type Response } from 'express';
 import { asCaller } from '../http/caller';
+import { takeUseCaseFailure } from '../http/handed-over';
 import type { PrivacyApiMetrics } from '../metrics';
 
 /** The counters the settings routes keep. */
@@ -75,7 +76,11 @@ export function createSettingsRoutes(
     SETTINGS_PATHS.status,
     requireScope('read', 401),
     validate({ body: sjekkInnbyggersPiStatusV2RequestSchema }, async ({ body }, req, res) => {
-      const status = await asCaller(req, (caller) => settings.checkStatus(caller, body));
+      // A request the fast path handed over after its use case failed: that error, not a rerun.
+      const failed = takeUseCaseFailure(req);
+      const status = await asCaller(req, (caller) =>
+        failed ? Promise.reject(failed.error) : settings.checkStatus(caller, body),
+      );
       metrics?.statusChecks.inc('express');
       res.status(200).json(status);
     }),
