@@ -63,35 +63,28 @@ export function batchedWrites(
 ): BatchedWrites {
   let queues = new Map<string, Queued[]>();
   let scheduled = false;
-  // The write concern of every command, or undefined for the collection's own. Worked out per
-  // collection (the driver resolves a collection's from its database and client) and kept.
-  const concerns = new Map<string, { writeConcern?: WriteConcernSettings }>();
-  const concernOf = (collection: string) => {
-    let concern = concerns.get(collection);
-    if (!concern) {
-      // The driver's own collection: mongoose's wrapper does not expose the write concern.
-      const inherited = connection.db?.collection(collection).writeConcern;
-      concern =
-        options.journal === false
-          ? {
-              writeConcern: {
-                ...(inherited?.w !== undefined ? { w: inherited.w } : {}),
-                ...(inherited?.wtimeoutMS !== undefined
-                  ? { wtimeoutMS: inherited.wtimeoutMS }
-                  : {}),
-                journal: false,
-              },
-            }
-          : {};
-      // Kept once the connection has its database (and so its write concern) to read from.
-      if (connection.db) concerns.set(collection, concern);
-    }
+  // With `journal: false`, every command's write concern: the connection's `w` (and wtimeoutMS)
+  // without the journal, read from its database once it has one and kept. Otherwise none: each
+  // command inherits the connection's.
+  let unjournaled: { writeConcern: WriteConcernSettings } | undefined;
+  const concernOf = (): { writeConcern?: WriteConcernSettings } => {
+    if (options.journal !== false) return {};
+    if (unjournaled) return unjournaled;
+    const inherited = connection.db?.writeConcern;
+    const concern = {
+      writeConcern: {
+        ...(inherited?.w !== undefined ? { w: inherited.w } : {}),
+        ...(inherited?.wtimeoutMS !== undefined ? { wtimeoutMS: inherited.wtimeoutMS } : {}),
+        journal: false,
+      },
+    };
+    if (connection.db) unjournaled = concern;
     return concern;
   };
 
   async function send(collection: string, batch: Queued[]): Promise<void> {
     const target = connection.collection<Document>(collection);
-    const concern = concernOf(collection);
+    const concern = concernOf();
     const [only] = batch;
     if (batch.length === 1 && only) {
       // Alone: the driver's plain command for the statement costs less than its bulk machinery.
