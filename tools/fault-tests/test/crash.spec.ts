@@ -7,8 +7,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { PRIVACY_EVENTS_STREAM, settingChangedSubject } from '@nhp/privacy-contracts';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { DATASETS, REFSYNC_STREAM, type Dataset } from '@nhp/refsync-contracts';
 import { createRefsyncReadRepository } from '@nhp/refsync-data-access';
@@ -16,8 +14,9 @@ import { readSampleData, syntheticReimbursementGroups, writeItems } from '@nhp/r
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
-import { call, lastLines, seededRandom, sleep, useCleanup } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer, type SetAnswer } from './support/privacy';
+import { call, seededRandom, sleep, useCleanup } from './support/fault';
+import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { changesAcked, expectBurstStoredWhole, runSetBurst } from './support/set-burst';
 import { DEV_ADMIN_TOKEN, startImporter } from './support/refsync';
 import { duplicates, readStream } from './support/stream';
 
@@ -27,20 +26,6 @@ async function infrastructure() {
   const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
   const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
   return { mongo, nats, mongoUri: `${mongo.uri}/faults` };
-}
-
-interface StoredSetting {
-  innbyggerFnr: string;
-  definisjonGuid: string;
-  aktiv: boolean;
-  sekvensnummer: number;
-  history: Array<{ sekvensnummer: number; applied: boolean; aktiv: boolean }>;
-  journal?: unknown[];
-}
-
-interface SettingChanged {
-  id: string;
-  data: { innbyggerFnr: string; definisjonGuid: string; sekvensnummer: number; aktiv: boolean };
 }
 
 describe('when the database is killed in the middle of a burst of writes', () => {
@@ -54,34 +39,22 @@ describe('when the database is killed in the middle of a burst of writes', () =>
     const privacy = await privacyClient(app, issuer.issuer);
     const random = seededRandom('privacy-api, database crash');
 
-    // 200 citizens, 16 clients; each citizen's sets (true, false, true, false) are sent one
-    // after the other, and a citizen's sequence ends at its first set that was not answered 200.
+    // 200 citizens, 4 sets each, 16 clients; the database dies after a random share of answers.
     const CITIZENS = 200;
     const SETS = 4;
     const citizens = Array.from({ length: CITIZENS }, (_, i) => syntheticFnr(50_000 + i));
-    const acked = new Map<string, Array<{ aktiv: boolean; answer: SetAnswer['instansEndret'] }>>();
-    const unanswered = new Map<string, boolean>(); // fnr -> aktiv of the set whose fate is unknown
     const killAfter = Math.round(CITIZENS * SETS * (0.2 + random.next() * 0.4));
     let answered = 0;
     let killed: Promise<unknown> | undefined;
-    let next = 0;
-    const client = async () => {
-      for (let i = next++; i < CITIZENS; i = next++) {
-        const fnr = citizens[i] as string;
-        acked.set(fnr, []);
-        for (let k = 0; k < SETS; k++) {
-          const aktiv = k % 2 === 0;
-          const answer = await privacy.set(fnr, aktiv, 10_000).catch(() => undefined);
-          if (answer?.status !== 200) {
-            unanswered.set(fnr, aktiv);
-            break;
-          }
-          acked.get(fnr)?.push({ aktiv, answer: answer.body.instansEndret });
-          if (++answered === killAfter) killed = mongo.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, client));
+    const burst = await runSetBurst({
+      citizens,
+      sets: SETS,
+      clients: 16,
+      clientFor: () => privacy,
+      onAcked: () => {
+        if (++answered === killAfter) killed = mongo.kill('SIGKILL');
+      },
+    });
     expect(killed).toBeDefined();
     await killed;
     cleanup.signal.throwIfAborted();
@@ -91,91 +64,18 @@ describe('when the database is killed in the middle of a burst of writes', () =>
       return status?.status === 200;
     });
 
-    const changesAcked = [...acked.values()].flat().filter((a) => a.answer === 'endret').length;
     process.stdout.write(
-      `privacy-api, database crash: killed after ${killAfter} answers; ${changesAcked} acknowledged changes, ${unanswered.size} sets unanswered\n`,
+      `privacy-api, database crash: killed after ${killAfter} answers; ${changesAcked(burst)} acknowledged changes, ${burst.unanswered.size} sets unanswered\n`,
     );
-    expect(unanswered.size).toBeGreaterThan(0); // the crash did cut the burst
-
-    const client2 = cleanup.add(await new MongoClient(mongoUri).connect(), (c) => c.close());
-    const stored = new Map(
-      (
-        await client2
-          .db()
-          .collection<StoredSetting>('privacy_settings')
-          .find({ definisjonGuid: privacy.definisjonGuid })
-          .toArray()
-      ).map((doc) => [doc.innbyggerFnr, doc]),
-    );
-
-    for (const fnr of citizens) {
-      const mine = acked.get(fnr) ?? [];
-      const endret = mine.filter((a) => a.answer === 'endret').length;
-      const doc = stored.get(fnr);
-      const applied = (doc?.history ?? []).filter((h) => h.applied);
-      const view = {
-        fnr,
-        stored: doc ? { aktiv: doc.aktiv, sekvensnummer: doc.sekvensnummer } : null,
-        applied: applied.map((h) => [h.sekvensnummer, h.aktiv]),
-      };
-      // Each acknowledged change is there, in order; the one set whose answer was lost may or may
-      // not have been applied, but nothing else.
-      const expectedAcked = mine.filter((a) => a.answer === 'endret').map((a) => a.aktiv);
-      const lost = unanswered.get(fnr);
-      const possible =
-        lost === undefined ? [expectedAcked] : [expectedAcked, [...expectedAcked, lost]];
-      expect(possible).toContainEqual(applied.map((h) => h.aktiv));
-      if (applied.length === 0) {
-        expect(endret).toBe(0);
-        continue;
-      }
-      // Whole, not half: the state is the last applied change, numbered 1..n without a gap.
-      expect(view.applied.map(([n]) => n)).toEqual(applied.map((_, i) => i + 1));
-      expect(view.stored).toEqual({
-        aktiv: applied[applied.length - 1]?.aktiv,
-        sekvensnummer: applied.length,
-      });
-      // The API answers from the same state.
-      const status = await privacy.status(fnr);
-      expect(status.status).toBe(200);
-      expect({ fnr, sekvensnummer: status.body.sekvensnummer, aktiv: status.body.aktiv }).toEqual({
-        fnr,
-        sekvensnummer: applied.length,
-        aktiv: applied[applied.length - 1]?.aktiv,
-      });
-    }
-
-    // Events: once the journal has relayed everything (its sweeper runs every 5 s), exactly one
-    // per stored change, and none of a change the database does not hold.
-    const storedChanges = new Set<string>();
-    for (const doc of stored.values()) {
-      for (const h of doc.history.filter((e) => e.applied)) {
-        storedChanges.add(`${doc.innbyggerFnr}/${doc.definisjonGuid}/${h.sekvensnummer}`);
-      }
-    }
-    const settings = client2.db().collection<StoredSetting>('privacy_settings');
-    await waitFor(
-      'the journal to relay every change',
-      async () =>
-        (await settings.countDocuments({
-          definisjonGuid: privacy.definisjonGuid,
-          'journal.0': { $exists: true },
-        })) === 0,
-      { timeoutMs: 60_000, intervalMs: 500 },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n${lastLines(app)}`);
+    expect(burst.unanswered.size).toBeGreaterThan(0); // the crash did cut the burst
+    await expectBurstStoredWhole({
+      burst,
+      citizens,
+      privacy,
+      mongoUri,
+      natsUrl: nats.url,
+      logOf: app,
     });
-    const events = (await readStream<SettingChanged>(nats.url, PRIVACY_EVENTS_STREAM)).filter(
-      (m) => m.subject === settingChangedSubject(privacy.partKode),
-    );
-    const eventKeys = events.map(
-      (e) =>
-        `${e.body.data.innbyggerFnr}/${e.body.data.definisjonGuid}/${e.body.data.sekvensnummer}`,
-    );
-    expect(eventKeys.filter((k) => !storedChanges.has(k))).toEqual([]);
-    expect(duplicates(eventKeys)).toEqual({});
-    expect(duplicates(events.map((e) => e.body.id))).toEqual({});
-    expect(eventKeys.length).toBe(storedChanges.size);
   });
 
   it('then a refsync sync cut by the crash leaves readers on a whole version, and the next sync converges with one event per version', async () => {

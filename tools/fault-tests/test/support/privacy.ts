@@ -76,36 +76,23 @@ export interface PrivacyClient {
 
 /**
  * Creates a party and a consent definition with `replikering: true` through the API, and returns
- * a client for setting and checking citizens' settings of it.
+ * a client for setting and checking citizens' settings of it. With `existing` (another client's
+ * party and definition), nothing is created: a client of another instance of the same service.
  */
-export async function privacyClient(app: AppProcess, issuer: TestIssuer): Promise<PrivacyClient> {
+export async function privacyClient(
+  app: AppProcess,
+  issuer: TestIssuer,
+  existing?: Pick<PrivacyClient, 'partKode' | 'definisjonGuid'>,
+): Promise<PrivacyClient> {
   const token = await issuer.mint({
     clientId: 'fault-tests',
     scopes: ['admin'],
     expiresInSec: 3600,
   });
   const headers = { Authorization: `Bearer ${token}` };
-  const partKode = `fault-${randomBytes(4).toString('hex')}`;
-  const definisjonGuid = randomUUID();
-  expectStatus(
-    await call(`${app.url}/part/v1`, { headers, body: { partKode, navn: 'Feiltest' } }),
-    201,
-    'POST /part/v1',
-  );
-  expectStatus(
-    await call(`${app.url}/innstillingdefinisjon/v1`, {
-      headers,
-      body: {
-        definisjonMalGuid: SAMTYKKE_TEMPLATE,
-        definisjonGuid,
-        partKode,
-        navn: 'Feiltest-samtykke',
-        replikering: true,
-      },
-    }),
-    201,
-    'POST /innstillingdefinisjon/v1',
-  );
+  const partKode = existing?.partKode ?? `fault-${randomBytes(4).toString('hex')}`;
+  const definisjonGuid = existing?.definisjonGuid ?? randomUUID();
+  if (!existing) await createReplicatedDefinition(app, headers, partKode, definisjonGuid);
   return {
     partKode,
     definisjonGuid,
@@ -125,4 +112,31 @@ export async function privacyClient(app: AppProcess, issuer: TestIssuer): Promis
         timeoutMs,
       ),
   };
+}
+
+async function createReplicatedDefinition(
+  app: AppProcess,
+  headers: Record<string, string>,
+  partKode: string,
+  definisjonGuid: string,
+): Promise<void> {
+  expectStatus(
+    await call(`${app.url}/part/v1`, { headers, body: { partKode, navn: 'Feiltest' } }),
+    201,
+    'POST /part/v1',
+  );
+  expectStatus(
+    await call(`${app.url}/innstillingdefinisjon/v1`, {
+      headers,
+      body: {
+        definisjonMalGuid: SAMTYKKE_TEMPLATE,
+        definisjonGuid,
+        partKode,
+        navn: 'Feiltest-samtykke',
+        replikering: true,
+      },
+    }),
+    201,
+    'POST /innstillingdefinisjon/v1',
+  );
 }
