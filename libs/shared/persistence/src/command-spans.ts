@@ -1,15 +1,16 @@
 import type { Span } from '@opentelemetry/api';
-import { context, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { SpanKind, type Context } from '@opentelemetry/api';
 import {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_NAMESPACE,
+  ATTR_DB_OPERATION_BATCH_SIZE,
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_RESPONSE_STATUS_CODE,
   ATTR_DB_SYSTEM_NAME,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
 } from '@opentelemetry/semantic-conventions';
-import { failSpan, tracer } from '@nhp/shared-tracing';
+import { activeSpanSampled, failSpan, tracer } from '@nhp/shared-tracing';
 import type {
   CommandFailedEvent,
   CommandStartedEvent,
@@ -42,25 +43,15 @@ export function traceMongoCommands(client: MongoClient): void {
     `${event.address}#${event.requestId}`;
 
   client.on('commandStarted', (event: CommandStartedEvent) => {
-    // Under an unsampled span a child would record nothing: none is made (see sampled).
-    if (!sampled()) return;
+    // Under an unsampled span a child would record nothing: none is made (see activeSpanSampled).
+    if (!activeSpanSampled()) return;
     if (open.size >= MAX_OPEN) open.clear();
-    const collection = collectionOf(event);
-    const [host, port] = splitAddress(event.address);
-    const span = tracer().startSpan(
-      collection ? `${event.commandName} ${collection}` : event.commandName,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          [ATTR_DB_SYSTEM_NAME]: 'mongodb',
-          [ATTR_DB_NAMESPACE]: event.databaseName,
-          [ATTR_DB_OPERATION_NAME]: event.commandName,
-          ...(collection ? { [ATTR_DB_COLLECTION_NAME]: collection } : {}),
-          ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
-          ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
-        },
-      },
-    );
+    const span = startCommandSpan({
+      databaseName: event.databaseName,
+      commandName: event.commandName,
+      collection: collectionOf(event),
+      address: event.address,
+    });
     open.set(key(event), span);
   });
 
@@ -82,14 +73,37 @@ export function traceMongoCommands(client: MongoClient): void {
   });
 }
 
-/**
- * Whether the active span is sampled (a sampled request, run or relay; ended or not: a request's
- * journal is written after its response): then its commands get spans, which the sampler records.
- * Under an unsampled one they would record nothing.
- */
-function sampled(): boolean {
-  const span = trace.getSpan(context.active());
-  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+/** What a MongoDB command's span names (never the command's text). */
+export interface CommandSpanFields {
+  databaseName: string;
+  commandName: string;
+  collection?: string | undefined;
+  /** host:port of the server it went to, when known. */
+  address?: string | undefined;
+  /** How many operations the one command carries (`db.operation.batch.size`), when several. */
+  batchSize?: number;
+}
+
+/** A CLIENT span for a MongoDB command, a child of `parent` (default: the active context). */
+export function startCommandSpan(fields: CommandSpanFields, parent?: Context): Span {
+  const { collection } = fields;
+  const [host, port] = fields.address ? splitAddress(fields.address) : [undefined, undefined];
+  return tracer().startSpan(
+    collection ? `${fields.commandName} ${collection}` : fields.commandName,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR_DB_SYSTEM_NAME]: 'mongodb',
+        [ATTR_DB_NAMESPACE]: fields.databaseName,
+        [ATTR_DB_OPERATION_NAME]: fields.commandName,
+        ...(collection ? { [ATTR_DB_COLLECTION_NAME]: collection } : {}),
+        ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
+        ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
+        ...(fields.batchSize ? { [ATTR_DB_OPERATION_BATCH_SIZE]: fields.batchSize } : {}),
+      },
+    },
+    parent,
+  );
 }
 
 const MONITOR_COMMANDS = Symbol('monitorCommands');
@@ -122,7 +136,7 @@ export function monitorOnlySampledCommands(): void {
   Object.defineProperty(Connection.prototype, 'monitorCommands', {
     configurable: true,
     get(this: { [MONITOR_COMMANDS]?: boolean }) {
-      return this[MONITOR_COMMANDS] === true && sampled();
+      return this[MONITOR_COMMANDS] === true && activeSpanSampled();
     },
     set(this: { [MONITOR_COMMANDS]?: boolean }, value: boolean) {
       this[MONITOR_COMMANDS] = value;

@@ -7,5 +7,5 @@ export {
 } from './start';
 export { currentTraceCarrier, deferredContext, spanContextOf, type TraceCarrier } from './carrier';
 export { setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
-export { errorType, failSpan, inSpan, tracer } from './spans';
+export { activeSpanSampled, errorType, failSpan, inSpan, tracer } from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';

@@ -2,6 +2,7 @@ import {
   context,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Context,
   type Span,
   type SpanOptions,
@@ -9,6 +10,16 @@ import {
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { TRACER_NAME } from './http-server';
+
+/**
+ * Whether the active span is sampled (a sampled request, run or relay; ended or not: a request's
+ * journal is written after its response): work under it gets spans of its own, which the sampler
+ * records. Under an unsampled span, or none, a child would record nothing.
+ */
+export function activeSpanSampled(): boolean {
+  const span = trace.getSpan(context.active());
+  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
 
 /** The project's tracer (the API's no-op until startTracing registered the SDK). */
 export function tracer(): Tracer {
