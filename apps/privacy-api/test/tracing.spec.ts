@@ -174,5 +174,47 @@ describe('traces of a setting change', () => {
       name: `POST ${PATHS.status}`,
       attributes: { 'http.route': PATHS.status },
     });
+    // Its read of the setting (coalesced with others or alone) is a span in its trace.
+    expect(inTrace(trace).filter((s) => s.kind === CLIENT)).toContainEqual(
+      expect.objectContaining({
+        name: 'find privacy_settings',
+        attributes: expect.objectContaining({ 'db.operation.name': 'find' }),
+      }),
+    );
+  });
+
+  it('when status checks arrive together, then each sampled one has the read of its setting in its own trace', async () => {
+    const def = await h.get().seedDefinition({ template: TEMPLATES.reservasjon });
+    await h.get().grant(TEST_CLIENT, def.partKode);
+    const token = await h.get().token({ scopes: ['read'] });
+    tokens.push(token);
+    const checks = Array.from({ length: 8 }, (_, i) => {
+      const fnr = syntheticFnr(fnrSeq++);
+      fnrs.push(fnr);
+      const traceId = `7ef92f3577b34da6a3ce929d0e0e47${String(10 + i)}`;
+      // Every other one sampled by its caller.
+      const flags = i % 2 === 0 ? '01' : '00';
+      return { fnr, traceId, sampled: i % 2 === 0, flags };
+    });
+    await Promise.all(
+      checks.map((c) =>
+        request(origin)
+          .post(PATHS.status)
+          .set('Authorization', `Bearer ${token}`)
+          .set('traceparent', `00-${c.traceId}-${CALLER_SPAN}-${c.flags}`)
+          .send({ innbyggerFnr: c.fnr, definisjonGuid: def.definisjonGuid, partKode: def.partKode })
+          .expect(200),
+      ),
+    );
+    for (const c of checks) {
+      const reads = inTrace(c.traceId).filter(
+        (s) => s.kind === CLIENT && s.name === 'find privacy_settings',
+      );
+      expect({ trace: c.traceId, reads: reads.length }).toEqual({
+        trace: c.traceId,
+        reads: c.sampled ? 1 : 0,
+      });
+      if (c.sampled) expect(reads[0]?.parentSpanId).toBe(serverSpan(c.traceId)?.spanId);
+    }
   });
 });

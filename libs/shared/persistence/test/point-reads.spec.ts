@@ -138,6 +138,117 @@ describe('point reads', () => {
     ]);
   });
 
+  describe('when reads are coalesced on a unique key', () => {
+    const KEY = ['fnr', 'definition'] as const;
+    const finds = async <R>(work: () => Promise<R>) => {
+      const seen: CommandStartedEvent[] = [];
+      const listener = (e: CommandStartedEvent) => {
+        if (e.commandName === 'find') seen.push(e);
+      };
+      conn.getClient().on('commandStarted', listener);
+      try {
+        return { result: await work(), seen };
+      } finally {
+        conn.getClient().off('commandStarted', listener);
+      }
+    };
+
+    it('then reads asked for in one turn go out as one find of the $or of their filters, and each gets the document of its key or null', async () => {
+      const reads = pointReads<Setting>(conn, 'point_reads', { coalesceOn: KEY });
+      const { result, seen } = await finds(() =>
+        Promise.all([
+          reads.findOne({ fnr: 'a', definition: 'd2' }),
+          reads.findOne({ fnr: 'nobody', definition: 'd1' }),
+          reads.findOne({ definition: 'd1', fnr: 'a' }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }),
+        ]),
+      );
+      expect(result).toEqual([
+        { _id: 's2', fnr: 'a', definition: 'd2', aktiv: false },
+        null,
+        { _id: 's1', fnr: 'a', definition: 'd1', aktiv: true },
+        { _id: 's2', fnr: 'a', definition: 'd2', aktiv: false },
+      ]);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.command).toMatchObject({
+        find: 'point_reads',
+        filter: {
+          $or: [
+            { fnr: 'a', definition: 'd2' },
+            { fnr: 'nobody', definition: 'd1' },
+            { definition: 'd1', fnr: 'a' },
+          ],
+        },
+        limit: 3,
+        singleBatch: true,
+        batchSize: 3,
+      });
+    });
+
+    it('then reads with the same projection share a command, and each projection has its own', async () => {
+      const reads = pointReads<Setting>(conn, 'point_reads', { coalesceOn: KEY });
+      const excluding = { aktiv: 0 };
+      const including = { fnr: 1, definition: 1, aktiv: 1 };
+      const { result, seen } = await finds(() =>
+        Promise.all([
+          reads.findOne({ fnr: 'a', definition: 'd1' }, { projection: excluding }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }, { projection: including }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }, { projection: excluding }),
+          reads.findOne({ fnr: 'a', definition: 'd1' }, { projection: including }),
+        ]),
+      );
+      expect(result).toEqual([
+        { _id: 's1', fnr: 'a', definition: 'd1' },
+        { _id: 's2', fnr: 'a', definition: 'd2', aktiv: false },
+        { _id: 's2', fnr: 'a', definition: 'd2' },
+        { _id: 's1', fnr: 'a', definition: 'd1', aktiv: true },
+      ]);
+      expect(seen.map((e) => [e.command['projection'], e.command['limit']])).toEqual([
+        [excluding, 2],
+        [including, 2],
+      ]);
+    });
+
+    it('then a lone read, and a read that cannot be told apart by its key, go out as plain point reads', async () => {
+      const reads = pointReads<Setting>(conn, 'point_reads', { coalesceOn: KEY });
+      const lone = await finds(() => reads.findOne({ fnr: 'a', definition: 'd1' }));
+      expect(lone.result).toMatchObject({ _id: 's1' });
+      expect(lone.seen.map((e) => e.command['filter'])).toEqual([{ fnr: 'a', definition: 'd1' }]);
+      expect(lone.seen[0]?.command['limit']).toBe(1);
+
+      const { result, seen } = await finds(() =>
+        Promise.all([
+          // Another field, an operator, a key field left out, and a projection without the key.
+          reads.findOne({ fnr: 'a', definition: 'd1', aktiv: true }),
+          reads.findOne({ fnr: 'a', definition: { $in: ['d2'] } }),
+          reads.findOne({ fnr: 'a' }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }, { projection: { aktiv: 1 } }),
+        ]),
+      );
+      expect(result).toEqual([
+        { _id: 's1', fnr: 'a', definition: 'd1', aktiv: true },
+        { _id: 's2', fnr: 'a', definition: 'd2', aktiv: false },
+        expect.objectContaining({ fnr: 'a' }),
+        { _id: 's2', aktiv: false },
+      ]);
+      expect(seen).toHaveLength(4);
+      expect(seen.every((e) => e.command['limit'] === 1 && !('$or' in e.command['filter']))).toBe(
+        true,
+      );
+    });
+
+    it('then without coalesceOn every read is its own command', async () => {
+      const reads = pointReads<Setting>(conn, 'point_reads');
+      const { seen } = await finds(() =>
+        Promise.all([
+          reads.findOne({ fnr: 'a', definition: 'd1' }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }),
+        ]),
+      );
+      expect(seen).toHaveLength(2);
+    });
+  });
+
   describe('when the connection a read goes out on breaks', () => {
     let proxy: Awaited<ReturnType<typeof cuttingProxy>>;
     let client: MongoClient;
@@ -176,6 +287,28 @@ describe('point reads', () => {
         MongoNetworkError,
       );
       expect(await reads.findOne({ fnr: 'a', definition: 'd1' })).toMatchObject({ _id: 's1' });
+    });
+
+    it('then coalesced reads are sent once more together, and a second break fails each with the network error', async () => {
+      const reads = pointReads<Setting>(viaProxy, 'point_reads', {
+        coalesceOn: ['fnr', 'definition'],
+      });
+      const both = () =>
+        Promise.allSettled([
+          reads.findOne({ fnr: 'a', definition: 'd1' }),
+          reads.findOne({ fnr: 'a', definition: 'd2' }),
+        ]);
+      proxy.cutNext(1);
+      expect(await both()).toEqual([
+        { status: 'fulfilled', value: expect.objectContaining({ _id: 's1' }) },
+        { status: 'fulfilled', value: expect.objectContaining({ _id: 's2' }) },
+      ]);
+      proxy.cutNext(2);
+      const failed = await both();
+      expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      for (const r of failed) {
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(MongoNetworkError);
+      }
     });
 
     it('then the same command without the retry fails (the break is real)', async () => {

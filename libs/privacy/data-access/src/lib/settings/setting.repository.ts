@@ -151,8 +151,11 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
   const proofs = Proofs.collection as unknown as Collection<ProofDocument>;
   const counters = connection.collection<CounterDocument>(SETTING_COUNTERS_COLLECTION);
   // The reads of the status check and of a set: one document by the unique citizen + definition
-  // key, without the connection's write concern or the driver's cursor (see pointReads).
-  const reads = pointReads<SettingDocument>(connection, SETTINGS_COLLECTION);
+  // key (fnr_definisjon), without the connection's write concern or the driver's cursor, and those
+  // asked for in one turn of the event loop in one command (see pointReads).
+  const reads = pointReads<SettingDocument>(connection, SETTINGS_COLLECTION, {
+    coalesceOn: ['innbyggerFnr', 'definisjonGuid'],
+  });
 
   async function nextPagingKey(definisjonGuid: string): Promise<number> {
     for (let attempt = 0; ; attempt++) {
