@@ -27,3 +27,4 @@ export {
   toAppError,
   translated,
 } from './driver-errors';
+export { perTurn, type PerTurn } from './per-turn';

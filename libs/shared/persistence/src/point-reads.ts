@@ -3,6 +3,7 @@ import { activeSpanSampled, failSpan, tracingEnabled } from '@nhp/shared-tracing
 import { MongoNetworkError, type Db, type Document, type Filter, type WithId } from 'mongodb';
 import type { Connection } from 'mongoose';
 import { startCommandSpan } from './command-spans';
+import { perTurn } from './per-turn';
 
 /**
  * The connection's database for reads on a hot path: the same client, without the connection's
@@ -166,10 +167,6 @@ export function pointReads<T extends Document>(
     return known;
   };
 
-  // The reads waiting for the end of this turn, by projection (callers pass constants).
-  let waiting = new Map<Document | undefined, Array<Waiting<T>>>();
-  let scheduled = false;
-
   const send = async (projection: Document | undefined, batch: Array<Waiting<T>>) => {
     if (batch.length === 1) {
       // Alone: the plain read, in its own context (so a sampled one gets the driver's span).
@@ -212,19 +209,15 @@ export function pointReads<T extends Document>(
       for (const read of batch) read.reject(err);
     }
   };
-  const flush = () => {
-    scheduled = false;
-    const due = waiting;
-    waiting = new Map();
-    for (const [projection, reads] of due) {
-      for (let i = 0; i < reads.length; i += MAX_COALESCED) {
-        void send(projection, reads.slice(i, i + MAX_COALESCED));
-      }
-    }
-  };
-  // The shared command runs in no request's context (see send).
-  const flushOutsideRequests = () =>
-    tracingEnabled() ? context.with(ROOT_CONTEXT, flush) : flush();
+  // The reads of a turn, by projection (callers pass constants); the shared command runs in no
+  // request's context (see send).
+  const turn = perTurn<Document | undefined, Waiting<T>>(
+    (projection, reads) => void send(projection, reads),
+    {
+      max: MAX_COALESCED,
+      wrap: (flush) => (tracingEnabled() ? context.with(ROOT_CONTEXT, flush) : flush()),
+    },
+  );
 
   return {
     findOne(filter, opts) {
@@ -233,15 +226,7 @@ export function pointReads<T extends Document>(
       if (key === undefined || !projectionKeepsKeys(projection)) return single(filter, projection);
       const traced = tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
       return new Promise<WithId<T> | null>((resolve, reject) => {
-        const read: Waiting<T> = { filter, key, resolve, reject, traced };
-        const queue = waiting.get(projection);
-        if (queue) queue.push(read);
-        else waiting.set(projection, [read]);
-        if (!scheduled) {
-          scheduled = true;
-          // After the I/O callbacks of this turn: the reads asked for meanwhile go out together.
-          setImmediate(flushOutsideRequests);
-        }
+        turn.add(projection, { filter, key, resolve, reject, traced });
       });
     },
   };

@@ -7,6 +7,7 @@ import {
   type WriteConcernSettings,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
+import { perTurn } from '@nhp/shared-persistence';
 
 /**
  * Small writes of many concurrent requests (an outbox's pointers, the relay's sink and settle) sent
@@ -61,8 +62,6 @@ export function batchedWrites(
   connection: Connection,
   options: BatchedWritesOptions = {},
 ): BatchedWrites {
-  let queues = new Map<string, Queued[]>();
-  let scheduled = false;
   // With `journal: false`, every command's write concern: the connection's `w` (and wtimeoutMS)
   // without the journal, read from its database once it has one and kept. Otherwise none: each
   // command inherits the connection's.
@@ -116,29 +115,15 @@ export function batchedWrites(
     }
   }
 
-  function flush(): void {
-    scheduled = false;
-    const due = queues;
-    queues = new Map();
-    for (const [collection, queued] of due) {
-      for (let i = 0; i < queued.length; i += MAX_BATCH) {
-        void send(collection, queued.slice(i, i + MAX_BATCH));
-      }
-    }
-  }
+  // The statements of a turn, by collection.
+  const turn = perTurn<string, Queued>((collection, batch) => void send(collection, batch), {
+    max: MAX_BATCH,
+  });
 
   return {
     write(collection, op) {
       return new Promise<void>((resolve, reject) => {
-        const queue = queues.get(collection);
-        const queued = { op: op as AnyBulkWriteOperation<Document>, resolve, reject };
-        if (queue) queue.push(queued);
-        else queues.set(collection, [queued]);
-        if (!scheduled) {
-          scheduled = true;
-          // After the I/O callbacks of this turn: the writes asked for meanwhile go out together.
-          setImmediate(flush);
-        }
+        turn.add(collection, { op: op as AnyBulkWriteOperation<Document>, resolve, reject });
       });
     },
   };
