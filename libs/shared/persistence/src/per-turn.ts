@@ -2,8 +2,11 @@
  * Work asked for in one turn of the event loop, grouped by key and handed over together after the
  * turn's I/O callbacks (`setImmediate`): what a busy server reads from its sockets at once then
  * shares one database command. Used by the coalesced point reads and by shared-outbox's batched
- * writes. Hand-written: the batching libraries on npm (dataloader and the like) flush on a
- * microtask or a timer, and a microtask flush sees only the work of the callback that asked first.
+ * writes. Hand-written: dataloader could be scheduled the same way (`batchScheduleFn` with
+ * `setImmediate`; its default, after the current promise jobs, sees only the work of the callback
+ * that asked first), but it keeps one loader per group and answers one value per key, so each user
+ * would need a map of loaders and would have to turn its results (per-statement write errors,
+ * documents found by key) into arrays: more code around it than this grouping.
  */
 export interface PerTurn<K, T> {
   /** Queues `item` under `key`; the first item of a turn schedules the hand-over. */
@@ -27,7 +30,8 @@ export function perTurn<K, T>(
       }
     }
   };
-  const run = options.wrap ? () => options.wrap?.(flush) : flush;
+  const { wrap } = options;
+  const run = wrap ? () => wrap(flush) : flush;
   return {
     add(key, item) {
       const queue = waiting.get(key);

@@ -57,8 +57,7 @@ interface Waiting<T> {
  *
  * What `findOne` would add and this keeps: the primary read preference (`runCommand`'s default,
  * as the collection's here), the client's read concern, the implicit session, the database's BSON
- * options, the command
- * monitoring (and so the command's span), and the retryable read: a read that failed with an
+ * options, the command monitoring (and so the command's span), and the retryable read: a read that failed with an
  * error the driver would retry (a network error, a primary stepping down; the driver's list) is
  * sent once more, which selects a server again, as the driver does for `findOne`.
  *
@@ -179,17 +178,14 @@ export function pointReads<T extends Document>(
     for (const read of batch) filters.set(read.key, read.filter);
     // The shared command runs in no request's context, so the driver makes no span of it: each
     // sampled read gets one of its own in its trace, for the command that answered it.
+    const fields = {
+      databaseName: database().databaseName,
+      commandName: 'find',
+      collection: name,
+      batchSize: filters.size,
+    };
     const spans: Span[] = [];
-    for (const read of batch) {
-      if (!read.traced) continue;
-      const fields = {
-        databaseName: database().databaseName,
-        commandName: 'find',
-        collection: name,
-        batchSize: filters.size,
-      };
-      spans.push(startCommandSpan(fields, read.traced));
-    }
+    for (const read of batch) if (read.traced) spans.push(startCommandSpan(fields, read.traced));
     try {
       const docs = await withRetry(() =>
         find({ $or: [...filters.values()] }, projection, filters.size),
