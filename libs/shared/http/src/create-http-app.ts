@@ -1,4 +1,11 @@
-import express, { type Express, type Request, type Router } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type Response,
+  type Router,
+} from 'express';
+import { inRequestContext } from '@nhp/shared-tracing';
 import type { Logger } from '@nhp/shared-logger';
 import { METRICS_PATH, metricsHandler, type HttpMetrics } from '@nhp/shared-metrics';
 import { routeTemplate } from './allowed-methods';
@@ -94,13 +101,21 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
     app.use(json(bodyLimit));
     app.use(requireJsonBody(bodyLimit));
   }
+  // With tracing on, the routes run in the request's context again: body-parser and the gate call
+  // back from outside it (see inRequestContext).
+  app.use((req, _res, next) => inRequestContext(req, next));
   if (options.health) app.use(options.health);
   if (metrics && options.serveMetrics !== false) {
     app.get(METRICS_PATH, metricsHandler(metrics.registry));
   }
   options.routes(app);
   app.use(unmatched(app));
-  app.use(errorHandler(options.errorFormatter));
+  const handleError = errorHandler(options.errorFormatter);
+  // An error passed on from a body parser's callback is answered (and logged) in the request's
+  // context too.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) =>
+    inRequestContext(req, () => handleError(err, req, res, next)),
+  );
   registerParserErrorResponder(app, {
     formatter: options.errorFormatter,
     logger: options.logger,

@@ -28,3 +28,4 @@ export {
   translated,
 } from './driver-errors';
 export { perTurn, type PerTurn } from './per-turn';
+export { startCommandSpan, type CommandSpanFields } from './command-spans';

@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Context,
   type Span,
 } from '@opentelemetry/api';
 import {
@@ -21,8 +22,10 @@ import { tracingEnabled } from './start';
 export const TRACER_NAME = '@nhp/shared-tracing';
 
 const ROUTE = Symbol('http.route');
+const REQUEST_CONTEXT = Symbol('otel.requestContext');
 type Routed = IncomingMessage & {
   [ROUTE]?: string;
+  [REQUEST_CONTEXT]?: Context;
   // What Express leaves on a request it routed.
   route?: { path?: unknown };
   baseUrl?: string;
@@ -76,8 +79,22 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
     // still entered, so that its children (MongoDB commands, a journal entry's traceparent, log
     // lines' trace_id) carry the caller's trace and the decision not to sample it.
     if (span.isRecording()) endWithResponse(span, method, req, res);
-    context.with(trace.setSpan(parent, span), () => listener(req, res));
+    const requestContext = trace.setSpan(parent, span);
+    (req as Routed)[REQUEST_CONTEXT] = requestContext;
+    context.with(requestContext, () => listener(req, res));
   };
+}
+
+/**
+ * Runs `next` in the context of the request's span (traceHttpRequests), entered again: for the
+ * step after one that calls back from outside the request's promises (body-parser calls back from
+ * the stream's events, the large-body gate from another request's end), where the active context
+ * is not the request's. Without tracing, or already in it, `next` simply runs.
+ */
+export function inRequestContext(req: IncomingMessage, next: () => void): void {
+  const requestContext = (req as Routed)[REQUEST_CONTEXT];
+  if (requestContext === undefined || requestContext === context.active()) next();
+  else context.with(requestContext, next);
 }
 
 /** Ends a request's span when its response closes, with the route and status it got. */

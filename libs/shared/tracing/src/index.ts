@@ -6,6 +6,6 @@ export {
   type Tracing,
 } from './start';
 export { currentTraceCarrier, deferredContext, spanContextOf, type TraceCarrier } from './carrier';
-export { setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
+export { inRequestContext, setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
 export { activeSpanSampled, errorType, failSpan, inSpan, tracer } from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';

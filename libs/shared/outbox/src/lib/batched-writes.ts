@@ -7,7 +7,9 @@ import {
   type WriteConcernSettings,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { perTurn } from '@nhp/shared-persistence';
+import { context, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
+import { perTurn, startCommandSpan } from '@nhp/shared-persistence';
+import { activeSpanSampled, failSpan, tracingEnabled } from '@nhp/shared-tracing';
 
 /**
  * Small writes of many concurrent requests (an outbox's pointers, the relay's sink and settle) sent
@@ -34,6 +36,8 @@ interface Queued {
   op: AnyBulkWriteOperation<Document>;
   resolve: () => void;
   reject: (err: unknown) => void;
+  /** The context of a sampled caller (tracing on), whose trace gets a span of the command. */
+  traced: Context | undefined;
 }
 
 export interface BatchedWritesOptions {
@@ -86,47 +90,111 @@ export function batchedWrites(
     const concern = concernOf();
     const [only] = batch;
     if (batch.length === 1 && only) {
-      // Alone: the driver's plain command for the statement costs less than its bulk machinery.
+      // Alone: the driver's plain command for the statement costs less than its bulk machinery;
+      // in its caller's context, so that a sampled one gets the driver's span.
+      const write = () => single(target, only.op, concern);
       try {
-        await single(target, only.op, concern);
+        await (only.traced ? context.with(only.traced, write) : write());
         only.resolve();
       } catch (err) {
         only.reject(err);
       }
       return;
     }
+    // The shared command runs in no caller's context, so the driver makes no span of it: each
+    // sampled caller gets one of its own, in its trace, for the command that carried its statement.
+    const spans = commandSpans(connection.db?.databaseName ?? connection.name, collection, batch);
     try {
       await target.bulkWrite(
         batch.map((q) => q.op),
         { ordered: false, ...concern },
       );
+      for (const span of spans.values()) span.end();
       for (const q of batch) q.resolve();
     } catch (err) {
       const failed = statementErrors(err);
       if (!failed) {
+        for (const span of spans.values()) endFailed(span, err);
         for (const q of batch) q.reject(err);
         return;
       }
       batch.forEach((q, i) => {
         const own = failed.get(i);
-        if (own) q.reject(own);
-        else q.resolve();
+        const span = spans.get(q);
+        if (own) {
+          if (span) endFailed(span, own);
+          q.reject(own);
+        } else {
+          span?.end();
+          q.resolve();
+        }
       });
     }
   }
 
-  // The statements of a turn, by collection.
+  // The statements of a turn, by collection; the shared command runs in no caller's context (see
+  // send).
   const turn = perTurn<string, Queued>((collection, batch) => void send(collection, batch), {
     max: MAX_BATCH,
+    wrap: (flush) => (tracingEnabled() ? context.with(ROOT_CONTEXT, flush) : flush()),
   });
 
   return {
     write(collection, op) {
+      const traced = tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
       return new Promise<void>((resolve, reject) => {
-        turn.add(collection, { op: op as AnyBulkWriteOperation<Document>, resolve, reject });
+        turn.add(collection, {
+          op: op as AnyBulkWriteOperation<Document>,
+          resolve,
+          reject,
+          traced,
+        });
       });
     },
   };
+}
+
+/**
+ * A CLIENT span for each sampled caller of a shared bulk write, named for the command that carried
+ * its statement (the driver sends one `insert`, `update` or `delete` per kind of statement), with
+ * the number of statements that command carried.
+ */
+function commandSpans(
+  databaseName: string,
+  collection: string,
+  batch: Queued[],
+): Map<Queued, Span> {
+  const spans = new Map<Queued, Span>();
+  if (!batch.some((q) => q.traced)) return spans;
+  const counts = new Map<string, number>();
+  for (const q of batch) {
+    const name = commandOf(q.op);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  for (const q of batch) {
+    if (!q.traced) continue;
+    const commandName = commandOf(q.op);
+    const fields = {
+      databaseName,
+      commandName,
+      collection,
+      batchSize: counts.get(commandName) ?? 1,
+    };
+    spans.set(q, startCommandSpan(fields, q.traced));
+  }
+  return spans;
+}
+
+/** The command the driver sends a bulk write's statement in. */
+function commandOf(op: AnyBulkWriteOperation<Document>): 'insert' | 'update' | 'delete' {
+  if ('insertOne' in op) return 'insert';
+  if ('deleteOne' in op || 'deleteMany' in op) return 'delete';
+  return 'update';
+}
+
+function endFailed(span: Span, err: unknown): void {
+  failSpan(span, err);
+  span.end();
 }
 
 /** One statement as the driver's own single-document command. */
