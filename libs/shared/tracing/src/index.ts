@@ -2,6 +2,7 @@ export {
   startTracing,
   tracingEnabled,
   tracingRequested,
+  asyncContextFrames,
   type StartTracingOptions,
   type Tracing,
 } from './start';
@@ -9,3 +10,4 @@ export { currentTraceCarrier, deferredContext, spanContextOf, type TraceCarrier 
 export { inRequestContext, setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
 export { activeSpanSampled, errorType, failSpan, inSpan, tracer } from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';
+export { PromiseContextManager } from './promise-context';

@@ -1,4 +1,6 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { PromiseContextManager } from './promise-context';
 
 export interface StartTracingOptions {
   /** service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names it. */
@@ -47,6 +49,24 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 }
 
 /**
+ * Whether this runtime's AsyncLocalStorage keeps its store in V8's async context frames rather
+ * than in async hooks: Node 24 and later unless started with --no-async-context-frame, Node 22.7+
+ * when started with --experimental-async-context-frame. There the SDK's own context manager costs
+ * next to nothing; elsewhere (Node 20) PromiseContextManager carries the context (see there).
+ */
+export function asyncContextFrames(
+  version: string = process.versions.node,
+  flags: readonly string[] = [
+    ...process.execArgv,
+    ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/),
+  ],
+): boolean {
+  const major = Number(version.split('.')[0]);
+  if (major >= 24) return !flags.includes('--no-async-context-frame');
+  return major >= 22 && flags.includes('--experimental-async-context-frame');
+}
+
+/**
  * Starts the OpenTelemetry Node SDK when the OTEL_* variables ask for traces (see
  * tracingRequested); the SDK reads every other setting from them (protocol, sampler, resource
  * attributes, batch sizes). Only traces: metrics are Prometheus's (/metrics) and logs pino's, so
@@ -73,6 +93,9 @@ export function startTracing(options: StartTracingOptions): Tracing {
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: options.serviceName }),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
+    contextManager: asyncContextFrames()
+      ? new AsyncLocalStorageContextManager()
+      : new PromiseContextManager(),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
