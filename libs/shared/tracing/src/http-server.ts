@@ -78,18 +78,30 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
     // what tracing cost an unsampled request (tools/bench/README.md, privacy-api). Its context is
     // still entered, so that its children (MongoDB commands, a journal entry's traceparent, log
     // lines' trace_id) carry the caller's trace and the decision not to sample it.
-    if (span.isRecording()) endWithResponse(span, method, req, res);
+    const recording = span.isRecording();
+    if (recording) endWithResponse(span, method, req, res);
     const requestContext = trace.setSpan(parent, span);
     (req as Routed)[REQUEST_CONTEXT] = requestContext;
-    context.with(requestContext, () => listener(req, res));
+    // A request that is not sampled and continues no caller's trace records nothing here, and its
+    // trace is known to no one else: it is not entered yet, so that its promises carry no context,
+    // which was most of what tracing cost such a request (a status check on the fast path; see
+    // tools/bench/README.md). A step that may log, write or publish enters it (inRequestContext:
+    // shared-http's app does before its routes and its error handler), so that log lines, stored
+    // changes and events still carry the trace and the decision not to sample it.
+    if (recording || trace.getSpanContext(parent) !== undefined) {
+      context.with(requestContext, () => listener(req, res));
+    } else {
+      listener(req, res);
+    }
   };
 }
 
 /**
- * Runs `next` in the context of the request's span (traceHttpRequests), entered again: for the
- * step after one that calls back from outside the request's promises (body-parser calls back from
- * the stream's events, the large-body gate from another request's end), where the active context
- * is not the request's. Without tracing, or already in it, `next` simply runs.
+ * Runs `next` in the context of the request's span (traceHttpRequests), entered again or for the
+ * first time: for the step after one that calls back from outside the request's promises
+ * (body-parser calls back from the stream's events, the large-body gate from another request's
+ * end), and for an unsampled request that traceHttpRequests left unentered. Without tracing, or
+ * already in it, `next` simply runs.
  */
 export function inRequestContext(req: IncomingMessage, next: () => void): void {
   const requestContext = (req as Routed)[REQUEST_CONTEXT];
