@@ -1,5 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { context, trace } from '@opentelemetry/api';
 import { recordSpans } from '@nhp/shared-testing';
+import { traceHttpRequests } from '@nhp/shared-tracing';
 import request from 'supertest';
 import { closeServer, listen, serverPort } from '../src';
 import { buildApp, plainFormatter, settle } from './support';
@@ -56,5 +58,28 @@ describe('unsampled requests (tracing on, nothing sampled)', () => {
       .find((l) => l['msg'] === 'handling' && (l['body'] as { b?: number } | undefined)?.b === 2);
     expect(line?.['trace_id']).toBe(TRACE_ID);
     expect(recorder.spans()).toEqual([]);
+  });
+
+  it('when a request continues no trace and is not sampled, then the listener runs in no context; with a caller’s trace, in that trace', async () => {
+    const seen: Array<string | undefined> = [];
+    const bare = createServer(
+      traceHttpRequests((_req, res) => {
+        seen.push(trace.getSpanContext(context.active())?.traceId);
+        res.end();
+      }),
+    );
+    const port = await new Promise<number>((resolve) =>
+      bare.listen(0, '127.0.0.1', () => resolve((bare.address() as { port: number }).port)),
+    );
+    try {
+      await request(`http://127.0.0.1:${port}`).get('/').expect(200);
+      await request(`http://127.0.0.1:${port}`)
+        .get('/')
+        .set('traceparent', `00-${TRACE_ID}-b7ad6b7169203331-00`)
+        .expect(200);
+    } finally {
+      await new Promise((resolve) => bare.close(resolve));
+    }
+    expect(seen).toEqual([undefined, TRACE_ID]);
   });
 });

@@ -1,5 +1,5 @@
-import { context, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
-import { activeSpanSampled, failSpan, tracingEnabled } from '@nhp/shared-tracing';
+import { context, type Context, type Span } from '@opentelemetry/api';
+import { failSpan, inRootContext, sampledContext } from '@nhp/shared-tracing';
 import { MongoNetworkError, type Db, type Document, type Filter, type WithId } from 'mongodb';
 import type { Connection } from 'mongoose';
 import { startCommandSpan } from './command-spans';
@@ -211,7 +211,7 @@ export function pointReads<T extends Document>(
     (projection, reads) => void send(projection, reads),
     {
       max: MAX_COALESCED,
-      wrap: (flush) => (tracingEnabled() ? context.with(ROOT_CONTEXT, flush) : flush()),
+      wrap: inRootContext,
     },
   );
 
@@ -220,7 +220,7 @@ export function pointReads<T extends Document>(
       const projection = opts?.projection;
       const key = filterKey(filter as Document);
       if (key === undefined || !projectionKeepsKeys(projection)) return single(filter, projection);
-      const traced = tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
+      const traced = sampledContext();
       return new Promise<WithId<T> | null>((resolve, reject) => {
         turn.add(projection, { filter, key, resolve, reject, traced });
       });

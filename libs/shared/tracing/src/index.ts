@@ -8,6 +8,13 @@ export {
 } from './start';
 export { currentTraceCarrier, deferredContext, spanContextOf, type TraceCarrier } from './carrier';
 export { inRequestContext, setHttpRoute, traceHttpRequests, TRACER_NAME } from './http-server';
-export { activeSpanSampled, errorType, failSpan, inSpan, tracer } from './spans';
+export {
+  activeSpanSampled,
+  errorType,
+  failSpan,
+  inRootContext,
+  inSpan,
+  sampledContext,
+  tracer,
+} from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';
-export { PromiseContextManager } from './promise-context';

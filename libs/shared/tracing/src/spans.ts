@@ -1,5 +1,6 @@
 import {
   context,
+  ROOT_CONTEXT,
   SpanStatusCode,
   trace,
   TraceFlags,
@@ -10,6 +11,7 @@ import {
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { TRACER_NAME } from './http-server';
+import { tracingEnabled } from './start';
 
 /**
  * Whether the active span is sampled (a sampled request, run or relay; ended or not: a request's
@@ -19,6 +21,24 @@ import { TRACER_NAME } from './http-server';
 export function activeSpanSampled(): boolean {
   const span = trace.getSpan(context.active());
   return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/**
+ * The active context when tracing is on and its span is sampled, else undefined (one flag check
+ * when tracing is off): what a caller of shared work (a coalesced read, a batched write) hands over,
+ * so that the shared command can give it a span in its own trace.
+ */
+export function sampledContext(): Context | undefined {
+  return tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
+}
+
+/**
+ * Runs `fn` in the root context when tracing is on: for work shared by several callers (perTurn's
+ * hand-over), which belongs to no caller's trace.
+ */
+export function inRootContext(fn: () => void): void {
+  if (tracingEnabled()) context.with(ROOT_CONTEXT, fn);
+  else fn();
 }
 
 /** The project's tracer (the API's no-op until startTracing registered the SDK). */

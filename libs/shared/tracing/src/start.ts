@@ -1,6 +1,5 @@
+import type { ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { PromiseContextManager } from './promise-context';
 
 export interface StartTracingOptions {
   /** service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names it. */
@@ -66,6 +65,18 @@ export function asyncContextFrames(
   return major >= 22 && flags.includes('--experimental-async-context-frame');
 }
 
+/** The context manager for this runtime (see asyncContextFrames), loaded only with the SDK. */
+function loadContextManager(): ContextManager {
+  if (asyncContextFrames()) {
+    const { AsyncLocalStorageContextManager } =
+      require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+    return new AsyncLocalStorageContextManager();
+  }
+  const { PromiseContextManager } =
+    require('./promise-context') as typeof import('./promise-context');
+  return new PromiseContextManager();
+}
+
 /**
  * Starts the OpenTelemetry Node SDK when the OTEL_* variables ask for traces (see
  * tracingRequested); the SDK reads every other setting from them (protocol, sampler, resource
@@ -93,9 +104,7 @@ export function startTracing(options: StartTracingOptions): Tracing {
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: options.serviceName }),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
-    contextManager: asyncContextFrames()
-      ? new AsyncLocalStorageContextManager()
-      : new PromiseContextManager(),
+    contextManager: loadContextManager(),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],

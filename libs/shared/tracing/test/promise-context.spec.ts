@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createContextKey, ROOT_CONTEXT, type Context } from '@opentelemetry/api';
-import { asyncContextFrames, PromiseContextManager } from '../src';
+import { asyncContextFrames } from '../src';
+import { PromiseContextManager } from '../src/promise-context';
 
 // The manager on its own (not registered globally): each test asks it, not the API, what is active.
 const KEY = createContextKey('test.request');

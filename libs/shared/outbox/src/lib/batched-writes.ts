@@ -7,9 +7,9 @@ import {
   type WriteConcernSettings,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { context, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
+import { context, type Context, type Span } from '@opentelemetry/api';
 import { perTurn, startCommandSpan } from '@nhp/shared-persistence';
-import { activeSpanSampled, failSpan, tracingEnabled } from '@nhp/shared-tracing';
+import { failSpan, inRootContext, sampledContext } from '@nhp/shared-tracing';
 
 /**
  * Small writes of many concurrent requests (an outbox's pointers, the relay's sink and settle) sent
@@ -136,12 +136,12 @@ export function batchedWrites(
   // send).
   const turn = perTurn<string, Queued>((collection, batch) => void send(collection, batch), {
     max: MAX_BATCH,
-    wrap: (flush) => (tracingEnabled() ? context.with(ROOT_CONTEXT, flush) : flush()),
+    wrap: inRootContext,
   });
 
   return {
     write(collection, op) {
-      const traced = tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
+      const traced = sampledContext();
       return new Promise<void>((resolve, reject) => {
         turn.add(collection, {
           op: op as AnyBulkWriteOperation<Document>,
