@@ -17,7 +17,7 @@ import {
   ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
-import { tracingEnabled } from './start';
+import { rootSampling, tracingEnabled } from './start';
 
 export const TRACER_NAME = '@nhp/shared-tracing';
 
@@ -61,18 +61,18 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
-    const span = tracer.startSpan(
-      method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
-          [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-        },
-      },
-      parent,
-    );
+    const attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+      [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+    };
+    const callerTrace = trace.getSpanContext(parent);
+    const roots = callerTrace === undefined ? rootSampling() : undefined;
+    // A request that continues no caller's trace has its sampling decided before the tracer
+    // (RootSampling): an unsampled one then costs a decision and two ids.
+    const span = roots
+      ? roots.startRootSpan(tracer, method, SpanKind.SERVER, attributes, parent)
+      : tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
     // An unsampled request's span records nothing (setting its attributes and ending it are
     // no-ops), so it needs no listener on the response: that listener was a measurable share of
     // what tracing cost an unsampled request (tools/bench/README.md, privacy-api). Its context is
@@ -88,7 +88,7 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
     // tools/bench/README.md). A step that may log, write or publish enters it (inRequestContext:
     // shared-http's app does before its routes and its error handler), so that log lines, stored
     // changes and events still carry the trace and the decision not to sample it.
-    if (recording || trace.getSpanContext(parent) !== undefined) {
+    if (recording || callerTrace !== undefined) {
       context.with(requestContext, () => listener(req, res));
     } else {
       listener(req, res);

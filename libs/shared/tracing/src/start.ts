@@ -1,5 +1,6 @@
 import type { ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { RootSampling } from './root-sampling';
 
 export interface StartTracingOptions {
   /** service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names it. */
@@ -19,10 +20,19 @@ export interface Tracing {
 }
 
 let enabled = false;
+let roots: RootSampling | undefined;
 
 /** Whether this process records spans (startTracing turned the SDK on). */
 export function tracingEnabled(): boolean {
   return enabled;
+}
+
+/**
+ * How a root request's sampling is decided before the tracer (see RootSampling), while tracing is
+ * on with one of the specification's samplers; undefined otherwise (the tracer decides alone).
+ */
+export function rootSampling(): RootSampling | undefined {
+  return roots;
 }
 
 const list = (value: string | undefined) =>
@@ -98,6 +108,12 @@ export function startTracing(options: StartTracingOptions): Tracing {
   // its load time.
   const { NodeSDK } =
     require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { ReusableIdGenerator, RootSampling, samplerFromEnv } =
+    require('./root-sampling') as typeof import('./root-sampling');
+  // The sampler and ids the SDK would make from the environment, made here so that the request
+  // wrapper can ask the same instances first (RootSampling).
+  const sampler = samplerFromEnv(env);
+  const idGenerator = new ReusableIdGenerator();
   const named =
     Boolean(env['OTEL_SERVICE_NAME']?.trim()) ||
     /(^|,)\s*service\.name\s*=/.test(env['OTEL_RESOURCE_ATTRIBUTES'] ?? '');
@@ -105,17 +121,21 @@ export function startTracing(options: StartTracingOptions): Tracing {
     ...(named ? {} : { serviceName: options.serviceName }),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
     contextManager: loadContextManager(),
+    ...(sampler ? { sampler } : {}),
+    idGenerator,
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
   });
   sdk.start();
   enabled = true;
+  roots = sampler ? new RootSampling(sampler, idGenerator) : undefined;
   return {
     enabled: true,
     async shutdown() {
       await sdk.shutdown();
       enabled = false;
+      roots = undefined;
     },
   };
 }

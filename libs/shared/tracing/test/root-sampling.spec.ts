@@ -1,0 +1,113 @@
+import { ROOT_CONTEXT, SamplingDecision, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-base';
+import { ReusableIdGenerator, RootSampling, samplerFromEnv } from '../src/root-sampling';
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const HEX16 = /^[0-9a-f]{16}$/;
+
+describe('samplerFromEnv', () => {
+  it.each([
+    [{}, 'ParentBased{root=AlwaysOnSampler'],
+    [{ OTEL_TRACES_SAMPLER: 'always_on' }, 'AlwaysOnSampler'],
+    [{ OTEL_TRACES_SAMPLER: 'always_off' }, 'AlwaysOffSampler'],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, 'ParentBased{root=AlwaysOffSampler'],
+    [
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' },
+      'TraceIdRatioBased{0.25}',
+    ],
+    [
+      { OTEL_TRACES_SAMPLER: ' ParentBased_TraceIdRatio ', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+      'ParentBased{root=TraceIdRatioBased{0.1}',
+    ],
+    // As the SDK reads the ratio: blank, not a number or out of range means 1.
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio' }, 'TraceIdRatioBased{1}'],
+    [
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' },
+      'TraceIdRatioBased{1}',
+    ],
+    [
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' },
+      'TraceIdRatioBased{1}',
+    ],
+  ])('when the environment is %j, then the sampler is %s', (env, expected) => {
+    expect(samplerFromEnv(env)?.toString()).toContain(expected);
+  });
+
+  it('when the environment names a sampler outside the specification’s built-ins, then none is made (the SDK decides alone)', () => {
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toBeUndefined();
+  });
+});
+
+describe('ReusableIdGenerator', () => {
+  it('when a trace id is chosen, then the next root gets it once and random ones after', () => {
+    const ids = new ReusableIdGenerator();
+    ids.reuseTraceId('0af7651916cd43dd8448eb211c80319c');
+    expect(ids.generateTraceId()).toBe('0af7651916cd43dd8448eb211c80319c');
+    const next = ids.generateTraceId();
+    expect(next).toMatch(HEX32);
+    expect(next).not.toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(ids.generateSpanId()).toMatch(HEX16);
+  });
+});
+
+describe('RootSampling', () => {
+  function setUp(sampler: Sampler) {
+    const ids = new ReusableIdGenerator();
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      sampler,
+      idGenerator: ids,
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    return { roots: new RootSampling(sampler, ids), tracer: provider.getTracer('t'), exporter };
+  }
+  const attributes = { 'http.request.method': 'POST' };
+
+  it('when the sampler does not sample a root, then the span records nothing and still names a new trace, unsampled', () => {
+    const { roots, tracer, exporter } = setUp(new AlwaysOffSampler());
+    const span = roots.startRootSpan(tracer, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+    span.end();
+    expect(span.isRecording()).toBe(false);
+    expect(span.spanContext().traceId).toMatch(HEX32);
+    expect(span.spanContext().spanId).toMatch(HEX16);
+    expect(span.spanContext().traceFlags).toBe(TraceFlags.NONE);
+    expect(trace.isSpanContextValid(span.spanContext())).toBe(true);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('when roots are sampled by ratio, then each decision is the ratio sampler’s on the span’s own trace id, and a sampled root is the tracer’s span', () => {
+    const sampler = new TraceIdRatioBasedSampler(0.5);
+    const { roots, tracer, exporter } = setUp(sampler);
+    const traceIds = new Set<string>();
+    let sampled = 0;
+    for (let i = 0; i < 200; i++) {
+      const span = roots.startRootSpan(tracer, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+      span.end();
+      const { traceId, traceFlags } = span.spanContext();
+      traceIds.add(traceId);
+      const expected = sampler.shouldSample(ROOT_CONTEXT, traceId).decision;
+      expect(span.isRecording() || traceFlags === TraceFlags.SAMPLED).toBe(
+        expected === SamplingDecision.RECORD_AND_SAMPLED,
+      );
+      if (traceFlags === TraceFlags.SAMPLED) sampled++;
+    }
+    // Every root its own trace (a chosen trace id is used once), some sampled and some not.
+    expect(traceIds.size).toBe(200);
+    expect(sampled).toBeGreaterThan(0);
+    expect(sampled).toBeLessThan(200);
+    const recorded = exporter.getFinishedSpans();
+    expect(recorded).toHaveLength(sampled);
+    expect(
+      recorded.every(
+        (s) => s.kind === SpanKind.SERVER && s.attributes['http.request.method'] === 'POST',
+      ),
+    ).toBe(true);
+  });
+});
