@@ -17,15 +17,26 @@ import {
   ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
-import { rootSampling, tracingEnabled } from './start';
+import type { RootDecision, RootSampling } from './root-sampling';
+import { rootSampling } from './start';
 
 export const TRACER_NAME = '@nhp/shared-tracing';
 
-const ROUTE = Symbol('http.route');
-const REQUEST_CONTEXT = Symbol('otel.requestContext');
-type Routed = IncomingMessage & {
-  [ROUTE]?: string;
-  [REQUEST_CONTEXT]?: Context;
+const REQUEST_TRACE = Symbol('otel.request');
+
+/**
+ * What the wrapper keeps of a request, in one property (so every traced request has the same
+ * shape): its context, and the route a fast path named.
+ */
+interface RequestTrace {
+  /** The request's context; for an unsampled root, made the first time a step needs it. */
+  context: Context | undefined;
+  /** An unsampled root whose span and context are not made yet (see traceHttpRequests). */
+  unrecorded: { roots: RootSampling; decision: RootDecision; parent: Context } | undefined;
+  route: string | undefined;
+}
+type Traced = IncomingMessage & {
+  [REQUEST_TRACE]?: RequestTrace;
   // What Express leaves on a request it routed.
   route?: { path?: unknown };
   baseUrl?: string;
@@ -37,12 +48,14 @@ type Routed = IncomingMessage & {
  * read from the request when the response ends.
  */
 export function setHttpRoute(req: IncomingMessage, route: string): void {
-  // Off, the request object is left as it is (a new property on every request costs).
-  if (tracingEnabled()) (req as Routed)[ROUTE] = route;
+  // Off, nothing is kept (the request was not wrapped).
+  const state = (req as Traced)[REQUEST_TRACE];
+  if (state) state.route = route;
 }
 
-function routeOf(req: Routed): string | undefined {
-  if (req[ROUTE]) return req[ROUTE];
+function routeOf(req: Traced): string | undefined {
+  const named = req[REQUEST_TRACE]?.route;
+  if (named) return named;
   const path = req.route?.path;
   return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : undefined;
 }
@@ -67,33 +80,54 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
       [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
     };
     const callerTrace = trace.getSpanContext(parent);
+    const state: RequestTrace = { context: undefined, unrecorded: undefined, route: undefined };
+    (req as Traced)[REQUEST_TRACE] = state;
+    let span: Span;
     const roots = callerTrace === undefined ? rootSampling() : undefined;
-    // A request that continues no caller's trace has its sampling decided before the tracer
-    // (RootSampling): an unsampled one then costs a decision and two ids.
-    const span = roots
-      ? roots.startRootSpan(tracer, method, SpanKind.SERVER, attributes, parent)
-      : tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
+    if (roots) {
+      // A request that continues no caller's trace has its sampling decided before the tracer
+      // (RootSampling).
+      const decision = roots.decide(method, SpanKind.SERVER, attributes, parent);
+      if (!decision.recorded) {
+        // Not sampled, and its trace known to no one else: nothing is recorded, and it is not
+        // entered, so that its promises carry no context (most of what tracing cost such a
+        // request: a status check on the fast path, tools/bench/README.md). Its span and context
+        // are made when a step that may log, write or publish enters it (inRequestContext:
+        // shared-http's app does before its routes and its error handler), so that log lines,
+        // stored changes and events still carry the trace and the decision not to sample it.
+        state.unrecorded = { roots, decision, parent };
+        listener(req, res);
+        return;
+      }
+      span = roots.recordedSpan(tracer, decision, method, SpanKind.SERVER, attributes, parent);
+    } else {
+      span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
+    }
     // An unsampled request's span records nothing (setting its attributes and ending it are
     // no-ops), so it needs no listener on the response: that listener was a measurable share of
-    // what tracing cost an unsampled request (tools/bench/README.md, privacy-api). Its context is
-    // still entered, so that its children (MongoDB commands, a journal entry's traceparent, log
-    // lines' trace_id) carry the caller's trace and the decision not to sample it.
+    // what tracing cost an unsampled request (tools/bench/README.md, privacy-api).
     const recording = span.isRecording();
     if (recording) endWithResponse(span, method, req, res);
     const requestContext = trace.setSpan(parent, span);
-    (req as Routed)[REQUEST_CONTEXT] = requestContext;
-    // A request that is not sampled and continues no caller's trace records nothing here, and its
-    // trace is known to no one else: it is not entered yet, so that its promises carry no context,
-    // which was most of what tracing cost such a request (a status check on the fast path; see
-    // tools/bench/README.md). A step that may log, write or publish enters it (inRequestContext:
-    // shared-http's app does before its routes and its error handler), so that log lines, stored
-    // changes and events still carry the trace and the decision not to sample it.
+    state.context = requestContext;
+    // Entered when it records or continues a caller's trace; an unsampled root is entered where
+    // needed, as above.
     if (recording || callerTrace !== undefined) {
       context.with(requestContext, () => listener(req, res));
     } else {
       listener(req, res);
     }
   };
+}
+
+/** The request's context, made now for an unsampled root that had none yet. */
+function contextOf(state: RequestTrace): Context | undefined {
+  if (state.context === undefined && state.unrecorded !== undefined) {
+    const { roots, decision, parent } = state.unrecorded;
+    state.context = trace.setSpan(parent, roots.unrecordedSpan(decision));
+    state.unrecorded = undefined;
+  }
+  return state.context;
 }
 
 /**
@@ -104,7 +138,8 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
  * already in it, `next` simply runs.
  */
 export function inRequestContext(req: IncomingMessage, next: () => void): void {
-  const requestContext = (req as Routed)[REQUEST_CONTEXT];
+  const state = (req as Traced)[REQUEST_TRACE];
+  const requestContext = state && contextOf(state);
   if (requestContext === undefined || requestContext === context.active()) next();
   else context.with(requestContext, next);
 }
@@ -112,7 +147,7 @@ export function inRequestContext(req: IncomingMessage, next: () => void): void {
 /** Ends a request's span when its response closes, with the route and status it got. */
 function endWithResponse(span: Span, method: string, req: IncomingMessage, res: ServerResponse) {
   res.once('close', () => {
-    const route = routeOf(req as Routed);
+    const route = routeOf(req as Traced);
     const status = res.statusCode;
     if (route) {
       span.setAttribute(ATTR_HTTP_ROUTE, route);

@@ -6,6 +6,7 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type TraceState,
   type Tracer,
 } from '@opentelemetry/api';
 import {
@@ -76,16 +77,25 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler | undefined {
   }
 }
 
+/** A new root's sampling decision: the trace id it was taken on, and the sampler's answer. */
+export interface RootDecision {
+  traceId: string;
+  /** Whether the tracer must make the span (sampled, or recorded without being sampled). */
+  recorded: boolean;
+  traceState: TraceState | undefined;
+}
+
 /**
  * A request that continues no caller's trace is a root: most are not sampled, and for those the
  * tracer's startSpan did much more than the decision needs (attributes sanitised, span limits and
- * its own metrics consulted, the parent looked up again): about 2 µs of a status check's 70, the
+ * its own metrics consulted, the parent looked up again): about 2 us of a status check's 70, the
  * largest part of what tracing cost a request that records nothing (tools/bench/README.md,
  * privacy-api). The decision is taken here instead, by the same sampler instance the tracer uses
  * (the specification's samplers decide on the trace id, the kind, the name and the attributes
  * alone, so asking it first changes nothing). Not sampled: the span is the API's non-recording
- * span with a fresh trace and span id, exactly what the tracer returns then. Sampled: the tracer
- * makes the span, with the trace id the decision was taken on.
+ * span with a fresh span id, exactly what the tracer returns then (made when something needs it:
+ * see traceHttpRequests). Sampled: the tracer makes the span, with the trace id the decision was
+ * taken on.
  */
 export class RootSampling {
   constructor(
@@ -93,6 +103,45 @@ export class RootSampling {
     private readonly ids: ReusableIdGenerator,
   ) {}
 
+  decide(name: string, kind: SpanKind, attributes: Attributes, parent: Context): RootDecision {
+    const traceId = this.ids.generateTraceId();
+    const result = this.sampler.shouldSample(parent, traceId, name, kind, attributes, []);
+    return {
+      traceId,
+      recorded: result.decision !== SamplingDecision.NOT_RECORD,
+      traceState: result.traceState,
+    };
+  }
+
+  /** The span of a root the sampler did not record: the API's non-recording span. */
+  unrecordedSpan(decision: RootDecision): Span {
+    return trace.wrapSpanContext({
+      traceId: decision.traceId,
+      spanId: this.ids.generateSpanId(),
+      traceFlags: TraceFlags.NONE,
+      ...(decision.traceState ? { traceState: decision.traceState } : {}),
+    });
+  }
+
+  /** The tracer's span for a root the sampler records, on the trace id it was decided on. */
+  recordedSpan(
+    tracer: Tracer,
+    decision: RootDecision,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    parent: Context,
+  ): Span {
+    this.ids.reuseTraceId(decision.traceId);
+    try {
+      return tracer.startSpan(name, { kind, attributes }, parent);
+    } finally {
+      // Whatever startSpan did, the next root span gets a new trace id.
+      this.ids.reuseTraceId(undefined);
+    }
+  }
+
+  /** decide, then the span it calls for. */
   startRootSpan(
     tracer: Tracer,
     name: string,
@@ -100,22 +149,9 @@ export class RootSampling {
     attributes: Attributes,
     parent: Context,
   ): Span {
-    const traceId = this.ids.generateTraceId();
-    const result = this.sampler.shouldSample(parent, traceId, name, kind, attributes, []);
-    if (result.decision === SamplingDecision.NOT_RECORD) {
-      return trace.wrapSpanContext({
-        traceId,
-        spanId: this.ids.generateSpanId(),
-        traceFlags: TraceFlags.NONE,
-        ...(result.traceState ? { traceState: result.traceState } : {}),
-      });
-    }
-    this.ids.reuseTraceId(traceId);
-    try {
-      return tracer.startSpan(name, { kind, attributes }, parent);
-    } finally {
-      // Whatever startSpan did, the next root span gets a new trace id.
-      this.ids.reuseTraceId(undefined);
-    }
+    const decision = this.decide(name, kind, attributes, parent);
+    return decision.recorded
+      ? this.recordedSpan(tracer, decision, name, kind, attributes, parent)
+      : this.unrecordedSpan(decision);
   }
 }
