@@ -9,6 +9,7 @@ import {
   refuseRequest,
 } from './parser-errors';
 import { traceHttpRequests, tracingEnabled } from '@nhp/shared-tracing';
+import { keepTickObjectShape } from './tick-shape';
 
 /**
  * The server limits, under the names of the environment variables that set them (commonEnvShape in
@@ -111,6 +112,8 @@ export async function listen(
   host?: string,
   options: ListenOptions = {},
 ): Promise<Server> {
+  // A JIT state of Node's own nextTick that otherwise degrades with the process's history.
+  keepTickObjectShape();
   const limits = serverLimits(options);
   const state: DrainState = { closing: false, sockets: new Set() };
   const serverOptions: http.ServerOptions = {
