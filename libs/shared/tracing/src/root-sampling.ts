@@ -21,7 +21,7 @@ import {
 
 /**
  * The SDK's random ids, with one twist: a root span's trace id can be chosen beforehand (see
- * RootSampling.startRootSpan), so that the span the tracer makes has the trace id its sampling
+ * RootSampling.recordedSpan), so that the span the tracer makes has the trace id its sampling
  * decision was taken on.
  */
 export class ReusableIdGenerator implements IdGenerator {
@@ -55,6 +55,8 @@ function ratioFrom(value: string | undefined): number {
  * The sampler OTEL_TRACES_SAMPLER names, built as the SDK builds it (unset: parent-based, always
  * on), when it is one of the specification's built-in samplers. Undefined for any other name
  * (jaeger_remote, a typo): the SDK then decides alone, as it would without this module.
+ * Written here because sdk-node's own (createSamplerFromEnv) is not exported, and the request
+ * wrapper must hold the very instance the SDK samples with.
  */
 export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler | undefined {
   const name = env['OTEL_TRACES_SAMPLER']?.trim().toLowerCase() || 'parentbased_always_on';
@@ -139,19 +141,5 @@ export class RootSampling {
       // Whatever startSpan did, the next root span gets a new trace id.
       this.ids.reuseTraceId(undefined);
     }
-  }
-
-  /** decide, then the span it calls for. */
-  startRootSpan(
-    tracer: Tracer,
-    name: string,
-    kind: SpanKind,
-    attributes: Attributes,
-    parent: Context,
-  ): Span {
-    const decision = this.decide(name, kind, attributes, parent);
-    return decision.recorded
-      ? this.recordedSpan(tracer, decision, name, kind, attributes, parent)
-      : this.unrecordedSpan(decision);
   }
 }

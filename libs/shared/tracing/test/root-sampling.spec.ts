@@ -66,13 +66,22 @@ describe('RootSampling', () => {
       idGenerator: ids,
       spanProcessors: [new SimpleSpanProcessor(exporter)],
     });
-    return { roots: new RootSampling(sampler, ids), tracer: provider.getTracer('t'), exporter };
+    const roots = new RootSampling(sampler, ids);
+    const tracer = provider.getTracer('t');
+    // As the request wrapper does: decide, then the span the decision calls for.
+    const startRoot = () => {
+      const decision = roots.decide('POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+      return decision.recorded
+        ? roots.recordedSpan(tracer, decision, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT)
+        : roots.unrecordedSpan(decision);
+    };
+    return { startRoot, exporter };
   }
   const attributes = { 'http.request.method': 'POST' };
 
   it('when the sampler does not sample a root, then the span records nothing and still names a new trace, unsampled', () => {
-    const { roots, tracer, exporter } = setUp(new AlwaysOffSampler());
-    const span = roots.startRootSpan(tracer, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+    const { startRoot, exporter } = setUp(new AlwaysOffSampler());
+    const span = startRoot();
     span.end();
     expect(span.isRecording()).toBe(false);
     expect(span.spanContext().traceId).toMatch(HEX32);
@@ -84,11 +93,11 @@ describe('RootSampling', () => {
 
   it('when roots are sampled by ratio, then each decision is the ratio sampler’s on the span’s own trace id, and a sampled root is the tracer’s span', () => {
     const sampler = new TraceIdRatioBasedSampler(0.5);
-    const { roots, tracer, exporter } = setUp(sampler);
+    const { startRoot, exporter } = setUp(sampler);
     const traceIds = new Set<string>();
     let sampled = 0;
     for (let i = 0; i < 200; i++) {
-      const span = roots.startRootSpan(tracer, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+      const span = startRoot();
       span.end();
       const { traceId, traceFlags } = span.spanContext();
       traceIds.add(traceId);
