@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SamplingDecision, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
+  AlwaysOnSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
@@ -75,7 +76,7 @@ describe('RootSampling', () => {
         ? roots.recordedSpan(tracer, decision, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT)
         : roots.unrecordedSpan(decision);
     };
-    return { startRoot, exporter };
+    return { roots, tracer, startRoot, exporter };
   }
   const attributes = { 'http.request.method': 'POST' };
 
@@ -118,5 +119,21 @@ describe('RootSampling', () => {
         (s) => s.kind === SpanKind.SERVER && s.attributes['http.request.method'] === 'POST',
       ),
     ).toBe(true);
+  });
+
+  it('when a root is sampled, then the tracer’s span carries the trace id the decision was taken on', () => {
+    const { roots, tracer } = setUp(new AlwaysOnSampler());
+    const decision = roots.decide('POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+    const span = roots.recordedSpan(
+      tracer,
+      decision,
+      'POST',
+      SpanKind.SERVER,
+      attributes,
+      ROOT_CONTEXT,
+    );
+    span.end();
+    expect(decision.recorded).toBe(true);
+    expect(span.spanContext().traceId).toBe(decision.traceId);
   });
 });
