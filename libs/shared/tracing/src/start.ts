@@ -108,7 +108,7 @@ export function startTracing(options: StartTracingOptions): Tracing {
   // its load time.
   const { NodeSDK } =
     require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { ReusableIdGenerator, RootSampling, samplerFromEnv } =
+  const { ReusableIdGenerator, RootSampling, rootBoundFromEnv, samplerFromEnv } =
     require('./root-sampling') as typeof import('./root-sampling');
   // The sampler and ids the SDK would make from the environment, made here so that the request
   // wrapper can ask the same instances first (RootSampling).
@@ -129,7 +129,7 @@ export function startTracing(options: StartTracingOptions): Tracing {
   });
   sdk.start();
   enabled = true;
-  roots = sampler ? new RootSampling(sampler, idGenerator) : undefined;
+  roots = sampler ? new RootSampling(sampler, idGenerator, rootBoundFromEnv(env)) : undefined;
   return {
     enabled: true,
     async shutdown() {

@@ -8,7 +8,12 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
-import { ReusableIdGenerator, RootSampling, samplerFromEnv } from '../src/root-sampling';
+import {
+  ReusableIdGenerator,
+  RootSampling,
+  rootBoundFromEnv,
+  samplerFromEnv,
+} from '../src/root-sampling';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -43,6 +48,125 @@ describe('samplerFromEnv', () => {
 
   it('when the environment names a sampler outside the specification’s built-ins, then none is made (the SDK decides alone)', () => {
     expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toBeUndefined();
+  });
+});
+
+describe('rootBoundFromEnv', () => {
+  it.each([
+    [{}],
+    [{ OTEL_TRACES_SAMPLER: 'always_on' }],
+    [{ OTEL_TRACES_SAMPLER: 'always_off' }],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }],
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }],
+    [{ OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '1' }],
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }],
+  ])(
+    'when the environment is %j, then every root decided on the bound is the sampler’s own decision on its trace id',
+    (env) => {
+      const sampler = samplerFromEnv(env) as Sampler;
+      const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
+      const traceIds = new Set<string>();
+      for (let i = 0; i < 1000; i++) {
+        const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
+        expect(decision.traceId).toMatch(HEX32);
+        traceIds.add(decision.traceId);
+        const own = sampler.shouldSample(
+          ROOT_CONTEXT,
+          decision.traceId,
+          'POST',
+          SpanKind.SERVER,
+          {},
+          [],
+        );
+        expect(decision.recorded).toBe(own.decision !== SamplingDecision.NOT_RECORD);
+        expect(decision.traceState).toBeUndefined();
+      }
+      expect(traceIds.size).toBe(1000);
+    },
+  );
+
+  it('when the ratio is 0.1, then about a tenth of the roots are sampled', () => {
+    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+    const roots = new RootSampling(
+      samplerFromEnv(env) as Sampler,
+      new ReusableIdGenerator(),
+      rootBoundFromEnv(env),
+    );
+    let sampled = 0;
+    for (let i = 0; i < 20_000; i++) {
+      if (roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT).recorded) sampled++;
+    }
+    // 2000 expected; the binomial's standard deviation is 42.
+    expect(sampled).toBeGreaterThan(1750);
+    expect(sampled).toBeLessThan(2250);
+  });
+
+  it.each([
+    ['just below the bound', [0x3ffffffe, 0, 0, 0]],
+    ['at the bound', [0x3fffffff, 0, 0, 0]],
+    ['with words of 2^31 and more', [0xc0000000, 0xffffffff, 0x80000001, 0x7fffffff]],
+  ])(
+    'when the trace id’s words XOR to a value %s, then the decision is the ratio sampler’s',
+    (_, words) => {
+      const draws = (words as number[]).map((w) => w / 2 ** 32);
+      const random = jest.spyOn(Math, 'random').mockImplementation(() => draws.shift() as number);
+      try {
+        // floor(0.25 * 0xffffffff) = 0x3fffffff
+        const env = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
+        const sampler = samplerFromEnv(env) as Sampler;
+        const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
+        const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
+        expect(decision.traceId).toBe(
+          (words as number[]).map((w) => w.toString(16).padStart(8, '0')).join(''),
+        );
+        expect(decision.recorded).toBe(
+          sampler.shouldSample(ROOT_CONTEXT, decision.traceId, 'POST', SpanKind.SERVER, {}, [])
+            .decision !== SamplingDecision.NOT_RECORD,
+        );
+      } finally {
+        random.mockRestore();
+      }
+    },
+  );
+
+  it('when the random draw is all zeros, then the trace id is still valid, as the SDK makes it (last byte 1)', () => {
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      const env = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' };
+      const sampler = samplerFromEnv(env) as Sampler;
+      const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
+      const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
+      expect(decision.traceId).toBe('00000000000000000000000000000001');
+      expect(decision.recorded).toBe(
+        sampler.shouldSample(ROOT_CONTEXT, decision.traceId, 'POST', SpanKind.SERVER, {}, [])
+          .decision !== SamplingDecision.NOT_RECORD,
+      );
+    } finally {
+      random.mockRestore();
+    }
+  });
+
+  it('when the context passed holds a span, then the parent-based sampler decides, not the bound', () => {
+    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
+    const roots = new RootSampling(
+      samplerFromEnv(env) as Sampler,
+      new ReusableIdGenerator(),
+      rootBoundFromEnv(env),
+    );
+    const parent = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    });
+    expect(roots.decide('POST', SpanKind.SERVER, {}, parent).recorded).toBe(true);
+    expect(roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT).recorded).toBe(false);
+  });
+
+  it('when the sampler is not a built-in one, then there is no bound (the sampler is asked)', () => {
+    expect(rootBoundFromEnv({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toBeUndefined();
   });
 });
 
