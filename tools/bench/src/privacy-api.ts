@@ -230,7 +230,11 @@ const { MongoClient } = require('mongodb');
 })();
 `;
 
-const againstBundleName = () => process.env['PRIVACY_BENCH_AGAINST'] ?? '';
+const againstBundleName = () => {
+  const ratio = process.env['PRIVACY_BENCH_AGAINST_SAMPLER_ARG'];
+  const name = process.env['PRIVACY_BENCH_AGAINST'] ?? '';
+  return ratio === undefined ? name : `${name} (its traced instance sampling ${ratio})`;
+};
 
 /** A measured server process. */
 interface Server {
@@ -377,10 +381,18 @@ async function startStack(): Promise<Stack> {
     const started = await startApp(name, env, resolve(againstBundle as string));
     return { url: started.url, pid: started.child.pid, child: started.child };
   };
+  // PRIVACY_BENCH_AGAINST_SAMPLER_ARG: the sampling ratio of that build's traced instance (this
+  // run's own bundle at 0, say, to measure what the sampled requests cost, head to head).
+  const againstSamplerArg = process.env['PRIVACY_BENCH_AGAINST_SAMPLER_ARG'];
   const against = againstBundle
     ? {
         off: await startAgainst('privacy-api-against', {}),
-        on: await startAgainst('privacy-api-against-traced', tracingOnEnv(collector.url)),
+        on: await startAgainst('privacy-api-against-traced', {
+          ...tracingOnEnv(collector.url),
+          ...(againstSamplerArg !== undefined
+            ? { OTEL_TRACES_SAMPLER_ARG: againstSamplerArg }
+            : {}),
+        }),
       }
     : undefined;
 
