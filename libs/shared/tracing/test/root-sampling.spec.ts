@@ -1,4 +1,11 @@
-import { ROOT_CONTEXT, SamplingDecision, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SamplingDecision,
+  SpanKind,
+  TraceFlags,
+  trace,
+  type Context,
+} from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -52,6 +59,29 @@ describe('samplerFromEnv', () => {
 });
 
 describe('rootBoundFromEnv', () => {
+  /** RootSampling as startTracing builds it from `env`, and its sampler's own decision. */
+  function fromEnv(env: NodeJS.ProcessEnv) {
+    const sampler = samplerFromEnv(env) as Sampler;
+    const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
+    return {
+      decide: (parent: Context = ROOT_CONTEXT) => roots.decide('POST', SpanKind.SERVER, {}, parent),
+      samplersOwn: (traceId: string) =>
+        sampler.shouldSample(ROOT_CONTEXT, traceId, 'POST', SpanKind.SERVER, {}, []).decision !==
+        SamplingDecision.NOT_RECORD,
+    };
+  }
+
+  /** Runs `fn` with Math.random drawing these 32-bit words in turn (as fractions of 2^32). */
+  function withWords<R>(words: number[], fn: () => R): R {
+    const draws = words.map((w) => w / 2 ** 32);
+    const random = jest.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? 0);
+    try {
+      return fn();
+    } finally {
+      random.mockRestore();
+    }
+  }
+
   it.each([
     [{}],
     [{ OTEL_TRACES_SAMPLER: 'always_on' }],
@@ -65,22 +95,13 @@ describe('rootBoundFromEnv', () => {
   ])(
     'when the environment is %j, then every root decided on the bound is the sampler’s own decision on its trace id',
     (env) => {
-      const sampler = samplerFromEnv(env) as Sampler;
-      const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
+      const { decide, samplersOwn } = fromEnv(env);
       const traceIds = new Set<string>();
       for (let i = 0; i < 1000; i++) {
-        const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
+        const decision = decide();
         expect(decision.traceId).toMatch(HEX32);
         traceIds.add(decision.traceId);
-        const own = sampler.shouldSample(
-          ROOT_CONTEXT,
-          decision.traceId,
-          'POST',
-          SpanKind.SERVER,
-          {},
-          [],
-        );
-        expect(decision.recorded).toBe(own.decision !== SamplingDecision.NOT_RECORD);
+        expect(decision.recorded).toBe(samplersOwn(decision.traceId));
         expect(decision.traceState).toBeUndefined();
       }
       expect(traceIds.size).toBe(1000);
@@ -88,16 +109,12 @@ describe('rootBoundFromEnv', () => {
   );
 
   it('when the ratio is 0.1, then about a tenth of the roots are sampled', () => {
-    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
-    const roots = new RootSampling(
-      samplerFromEnv(env) as Sampler,
-      new ReusableIdGenerator(),
-      rootBoundFromEnv(env),
-    );
+    const { decide } = fromEnv({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    });
     let sampled = 0;
-    for (let i = 0; i < 20_000; i++) {
-      if (roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT).recorded) sampled++;
-    }
+    for (let i = 0; i < 20_000; i++) if (decide().recorded) sampled++;
     // 2000 expected; the binomial's standard deviation is 42.
     expect(sampled).toBeGreaterThan(1750);
     expect(sampled).toBeLessThan(2250);
@@ -110,59 +127,42 @@ describe('rootBoundFromEnv', () => {
   ])(
     'when the trace id’s words XOR to a value %s, then the decision is the ratio sampler’s',
     (_, words) => {
-      const draws = (words as number[]).map((w) => w / 2 ** 32);
-      const random = jest.spyOn(Math, 'random').mockImplementation(() => draws.shift() as number);
-      try {
-        // floor(0.25 * 0xffffffff) = 0x3fffffff
-        const env = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
-        const sampler = samplerFromEnv(env) as Sampler;
-        const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
-        const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
-        expect(decision.traceId).toBe(
-          (words as number[]).map((w) => w.toString(16).padStart(8, '0')).join(''),
-        );
-        expect(decision.recorded).toBe(
-          sampler.shouldSample(ROOT_CONTEXT, decision.traceId, 'POST', SpanKind.SERVER, {}, [])
-            .decision !== SamplingDecision.NOT_RECORD,
-        );
-      } finally {
-        random.mockRestore();
-      }
+      // floor(0.25 * 0xffffffff) = 0x3fffffff
+      const { decide, samplersOwn } = fromEnv({
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      });
+      const decision = withWords(words as number[], () => decide());
+      expect(decision.traceId).toBe(
+        (words as number[]).map((w) => w.toString(16).padStart(8, '0')).join(''),
+      );
+      expect(decision.recorded).toBe(samplersOwn(decision.traceId));
     },
   );
 
   it('when the random draw is all zeros, then the trace id is still valid, as the SDK makes it (last byte 1)', () => {
-    const random = jest.spyOn(Math, 'random').mockReturnValue(0);
-    try {
-      const env = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' };
-      const sampler = samplerFromEnv(env) as Sampler;
-      const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
-      const decision = roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT);
-      expect(decision.traceId).toBe('00000000000000000000000000000001');
-      expect(decision.recorded).toBe(
-        sampler.shouldSample(ROOT_CONTEXT, decision.traceId, 'POST', SpanKind.SERVER, {}, [])
-          .decision !== SamplingDecision.NOT_RECORD,
-      );
-    } finally {
-      random.mockRestore();
-    }
+    const { decide, samplersOwn } = fromEnv({
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.5',
+    });
+    const decision = withWords([0, 0, 0, 0], () => decide());
+    expect(decision.traceId).toBe('00000000000000000000000000000001');
+    expect(decision.recorded).toBe(samplersOwn(decision.traceId));
   });
 
   it('when the context passed holds a span, then the parent-based sampler decides, not the bound', () => {
-    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
-    const roots = new RootSampling(
-      samplerFromEnv(env) as Sampler,
-      new ReusableIdGenerator(),
-      rootBoundFromEnv(env),
-    );
+    const { decide } = fromEnv({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
     const parent = trace.setSpanContext(ROOT_CONTEXT, {
       traceId: '0af7651916cd43dd8448eb211c80319c',
       spanId: 'b7ad6b7169203331',
       traceFlags: TraceFlags.SAMPLED,
       isRemote: true,
     });
-    expect(roots.decide('POST', SpanKind.SERVER, {}, parent).recorded).toBe(true);
-    expect(roots.decide('POST', SpanKind.SERVER, {}, ROOT_CONTEXT).recorded).toBe(false);
+    expect(decide(parent).recorded).toBe(true);
+    expect(decide().recorded).toBe(false);
   });
 
   it('when the sampler is not a built-in one, then there is no bound (the sampler is asked)', () => {
