@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { context, propagation } from '@opentelemetry/api';
 import { recordSpans, sensitiveAttributes } from '@nhp/shared-testing';
 import request from 'supertest';
 import { closeServer, listen, serverPort } from '../src';
@@ -20,6 +21,9 @@ describe('request spans (tracing on)', () => {
       a.get('/people/:fnr/settings', (req, res) => {
         req.log.info('handling');
         res.json({ ok: true });
+      });
+      a.get('/baggage', (_req, res) => {
+        res.json({ tenant: propagation.getBaggage(context.active())?.getEntry('tenant')?.value });
       });
       a.get('/boom', () => {
         throw new Error('kaboom');
@@ -60,6 +64,15 @@ describe('request spans (tracing on)', () => {
     const line = logs.lines().find((l) => l['msg'] === 'handling');
     expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: span?.spanId });
     expect(typeof (line as { req?: { id?: unknown } }).req?.id).toBe('string');
+  });
+
+  it('when a request carries baggage and no traceparent, then its route runs with that baggage', async () => {
+    // The wrapper skips extraction only for a request with none of the propagators' headers.
+    const url = `http://127.0.0.1:${serverPort(server)}`;
+    const res = await request(url).get('/baggage').set('baggage', 'tenant=hn').expect(200);
+    expect(res.body).toEqual({ tenant: 'hn' });
+    const plain = await request(url).get('/baggage').expect(200);
+    expect(plain.body).toEqual({});
   });
 
   it('when the app fails with a 500, then the span is marked failed with the status as its error type', async () => {

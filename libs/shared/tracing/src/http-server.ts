@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Context,
   type Span,
 } from '@opentelemetry/api';
@@ -23,6 +24,9 @@ import { rootSampling } from './start';
 export const TRACER_NAME = '@nhp/shared-tracing';
 
 const REQUEST_TRACE = Symbol('otel.request');
+
+/** Read once: the API's exports are re-export getters, which a bundle calls at each use. */
+const ROOT: Context = ROOT_CONTEXT;
 
 /**
  * What the wrapper keeps of a request, in one property (so every traced request has the same
@@ -71,15 +75,26 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  */
 export function traceHttpRequests(listener: RequestListener): RequestListener {
   const tracer = trace.getTracer(TRACER_NAME);
+  // The headers the configured propagators read (traceparent, tracestate, baggage by default): a
+  // request with none of them continues no trace and carries no baggage, so extracting from it
+  // would give back the root context. Most requests carry none; asking is then three lookups.
+  // A propagator that names no fields (none registered yet) is always asked.
+  const fields = propagation.fields().map((field) => field.toLowerCase());
+  const carriesContext = (headers: IncomingMessage['headers']) => {
+    if (fields.length === 0) return true;
+    for (const field of fields) if (headers[field] !== undefined) return true;
+    return false;
+  };
   return (req: IncomingMessage, res: ServerResponse) => {
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const parent = carriesContext(req.headers) ? propagation.extract(ROOT, req.headers) : ROOT;
     const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
-    const attributes = {
+    // Made only for a span that records (or a sampler asked with them): most roots are neither.
+    const attributes = (): Attributes => ({
       [ATTR_HTTP_REQUEST_METHOD]: method,
       [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
       [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-    };
-    const callerTrace = trace.getSpanContext(parent);
+    });
+    const callerTrace = parent === ROOT ? undefined : trace.getSpanContext(parent);
     const state: RequestTrace = { context: undefined, unrecorded: undefined, route: undefined };
     (req as Traced)[REQUEST_TRACE] = state;
     let span: Span;
@@ -99,9 +114,9 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
         listener(req, res);
         return;
       }
-      span = roots.recordedSpan(tracer, decision, method, SpanKind.SERVER, attributes, parent);
+      span = roots.recordedSpan(tracer, decision, method, SpanKind.SERVER, attributes(), parent);
     } else {
-      span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
+      span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: attributes() }, parent);
     }
     // An unsampled request's span records nothing (setting its attributes and ending it are
     // no-ops), so it needs no listener on the response: that listener was a measurable share of

@@ -5,6 +5,12 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 type Tagged = Record<symbol, Context | undefined>;
 
 /**
+ * The root context, read once: the hooks below run for every promise of the process, and the API's
+ * `ROOT_CONTEXT` is a re-export getter, which a bundle calls at each use.
+ */
+const ROOT: Context = ROOT_CONTEXT;
+
+/**
  * The active OpenTelemetry context, carried from a function to the promises it makes and so
  * across every `await` and `.then`: V8's promise hooks tag each promise with the context it was
  * made in, and a promise job runs in its promise's context. Synchronous code sees the context of
@@ -28,7 +34,7 @@ type Tagged = Record<symbol, Context | undefined>;
  * manager's `with`. Nothing of AsyncLocalStorage is used: its storage is never entered.
  */
 export class PromiseContextManager extends AsyncLocalStorageContextManager {
-  private current: Context = ROOT_CONTEXT;
+  private current: Context = ROOT;
   /** The property of a promise that holds its context (one per manager). */
   private readonly tag = Symbol('otel.context');
   /** The contexts that promise jobs interrupted (jobs do not nest; a stack to be safe). */
@@ -77,14 +83,15 @@ export class PromiseContextManager extends AsyncLocalStorageContextManager {
     const stop = promiseHooks.createHook({
       // A promise made outside any context stays untagged: its jobs run in the root context.
       init: (promise) => {
-        if (this.current !== ROOT_CONTEXT) (promise as unknown as Tagged)[tag] = this.current;
+        const current = this.current;
+        if (current !== ROOT) (promise as unknown as Tagged)[tag] = current;
       },
       before: (promise) => {
         this.saved.push(this.current);
-        this.current = (promise as unknown as Tagged)[tag] ?? ROOT_CONTEXT;
+        this.current = (promise as unknown as Tagged)[tag] ?? ROOT;
       },
       after: () => {
-        this.current = this.saved.pop() ?? ROOT_CONTEXT;
+        this.current = this.saved.pop() ?? ROOT;
       },
     });
     this.stopHooks = () => void stop();
@@ -94,7 +101,7 @@ export class PromiseContextManager extends AsyncLocalStorageContextManager {
   override disable(): this {
     this.stopHooks?.();
     this.stopHooks = undefined;
-    this.current = ROOT_CONTEXT;
+    this.current = ROOT;
     this.saved.length = 0;
     return this;
   }

@@ -5,6 +5,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type TraceState,
   type Tracer,
@@ -13,35 +14,104 @@ import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   ParentBasedSampler,
-  RandomIdGenerator,
   TraceIdRatioBasedSampler,
   type IdGenerator,
   type Sampler,
+  type SamplingResult,
 } from '@opentelemetry/sdk-trace-base';
 
+/** Two hex digits per byte value: ids are written out from their 32-bit words with it. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 /**
- * The SDK's random ids, with one twist: a root span's trace id can be chosen beforehand (see
+ * A 32-bit word as 8 hex digits. Hand-written rather than `toString(16)`: V8 writes a number in
+ * another radix through its general double-to-string routine, which was most of what a sampled
+ * request's ids cost (tools/bench/README.md, privacy-api).
+ */
+export function hex8(word: number): string {
+  return (
+    (HEX_BYTES[(word >>> 24) & 0xff] as string) +
+    (HEX_BYTES[(word >>> 16) & 0xff] as string) +
+    (HEX_BYTES[(word >>> 8) & 0xff] as string) +
+    (HEX_BYTES[word & 0xff] as string)
+  );
+}
+
+/** A random 32-bit word, drawn as the SDK's RandomIdGenerator draws its ids (as an int32). */
+const randomWord = () => (Math.random() * 2 ** 32) | 0;
+
+/**
+ * The SDK's random ids, drawn as its RandomIdGenerator draws them (32-bit words from Math.random,
+ * never all zeros: the last byte is then 1) and written out in hex from a table instead of through
+ * a shared Buffer's `toString('hex')` (a call into C++ per id, which a sampled request pays for
+ * each of its spans). One twist: a root span's trace id can be chosen beforehand (see
  * RootSampling.recordedSpan), so that the span the tracer makes has the trace id its sampling
  * decision was taken on.
  */
 export class ReusableIdGenerator implements IdGenerator {
-  private readonly random = new RandomIdGenerator();
   private next: string | undefined;
 
   generateTraceId(): string {
     const chosen = this.next;
-    if (chosen === undefined) return this.random.generateTraceId();
-    this.next = undefined;
-    return chosen;
+    if (chosen !== undefined) {
+      this.next = undefined;
+      return chosen;
+    }
+    const w0 = randomWord();
+    const w1 = randomWord();
+    const w2 = randomWord();
+    let w3 = randomWord();
+    if ((w0 | w1 | w2 | w3) === 0) w3 = 1;
+    return hex8(w0) + hex8(w1) + hex8(w2) + hex8(w3);
   }
 
   generateSpanId(): string {
-    return this.random.generateSpanId();
+    const w0 = randomWord();
+    let w1 = randomWord();
+    if ((w0 | w1) === 0) w1 = 1;
+    return hex8(w0) + hex8(w1);
   }
 
   /** The trace id of the next root span (undefined: a new random one, as ever). */
   reuseTraceId(traceId: string | undefined): void {
     this.next = traceId;
+  }
+}
+
+/**
+ * The sampler the SDK is given: the sampler the environment names, except that the tracer's call
+ * for a root RootSampling has just decided gets that decision back (RootSampling.recordedSpan)
+ * instead of the same question asked again (for the ratio sampler, the trace id parsed from hex
+ * once more). Every other call is the sampler's.
+ */
+export class DecidedSampler implements Sampler {
+  private next: SamplingResult | undefined;
+
+  constructor(readonly sampler: Sampler) {}
+
+  shouldSample(
+    context: Context,
+    traceId: string,
+    spanName: string,
+    spanKind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    const decided = this.next;
+    if (decided !== undefined) {
+      this.next = undefined;
+      return decided;
+    }
+    return this.sampler.shouldSample(context, traceId, spanName, spanKind, attributes, links);
+  }
+
+  /** The answer to the next call (undefined: the sampler answers, as ever). */
+  decideNext(result: SamplingResult | undefined): void {
+    this.next = result;
+  }
+
+  toString(): string {
+    return this.sampler.toString();
   }
 }
 
@@ -114,9 +184,13 @@ export interface RootDecision {
   /** Whether the tracer must make the span (sampled, or recorded without being sampled). */
   readonly recorded: boolean;
   readonly traceState: TraceState | undefined;
+  /** The sampler's answer, which the tracer gets back when it makes a recorded root's span. */
+  readonly result: SamplingResult;
 }
 
-const hex8 = (word: number) => (word >>> 0).toString(16).padStart(8, '0');
+/** What the built-in samplers answer for a root they sample (and for one they do not). */
+const SAMPLED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED });
+const NOT_RECORDED: SamplingResult = Object.freeze({ decision: SamplingDecision.NOT_RECORD });
 
 /**
  * A decision taken on a trace id held as four 32-bit words (RootSampling's bound), written out in
@@ -136,10 +210,11 @@ class WordsDecision implements RootDecision {
   get traceId(): string {
     return (this.hex ??= hex8(this.w0) + hex8(this.w1) + hex8(this.w2) + hex8(this.w3));
   }
-}
 
-/** A random 32-bit word, drawn as the SDK's RandomIdGenerator draws its ids (as an int32). */
-const randomWord = () => (Math.random() * 2 ** 32) | 0;
+  get result(): SamplingResult {
+    return this.recorded ? SAMPLED : NOT_RECORDED;
+  }
+}
 
 /**
  * A request that continues no caller's trace is a root: most are not sampled, and for those the
@@ -151,10 +226,12 @@ const randomWord = () => (Math.random() * 2 ** 32) | 0;
  * alone, so asking it first changes nothing). Not sampled: the span is the API's non-recording
  * span with a fresh span id, exactly what the tracer returns then (made when something needs it:
  * see traceHttpRequests). Sampled: the tracer makes the span, with the trace id the decision was
- * taken on.
+ * taken on and, when the SDK samples through a DecidedSampler (startTracing), that decision.
  */
 export class RootSampling {
   /**
+   * @param sampler the instance the SDK samples with (a DecidedSampler: the tracer then gets this
+   *   decision back instead of asking again).
    * @param rootBound the sampler's rule for a root (rootBoundFromEnv), when it has one: the
    *   decision is then taken on the trace id's words, before the id is even written out in hex,
    *   which is the same answer as the sampler's (the tests compare them) for a tenth of the work
@@ -166,8 +243,17 @@ export class RootSampling {
     private readonly rootBound?: number,
   ) {}
 
-  /** Decides a root, a span whose `parent` context holds no span (it may hold baggage). */
-  decide(name: string, kind: SpanKind, attributes: Attributes, parent: Context): RootDecision {
+  /**
+   * Decides a root, a span whose `parent` context holds no span (it may hold baggage).
+   * `attributes` are asked for only when the sampler itself is asked (no bound): a decision on
+   * the words needs none, and most roots are never recorded.
+   */
+  decide(
+    name: string,
+    kind: SpanKind,
+    attributes: () => Attributes,
+    parent: Context,
+  ): RootDecision {
     const bound = this.rootBound;
     if (bound !== undefined && trace.getSpanContext(parent) === undefined) {
       const w0 = randomWord();
@@ -179,11 +265,12 @@ export class RootSampling {
       return new WordsDecision(w0, w1, w2, w3, (w0 ^ w1 ^ w2 ^ w3) >>> 0 < bound);
     }
     const traceId = this.ids.generateTraceId();
-    const result = this.sampler.shouldSample(parent, traceId, name, kind, attributes, []);
+    const result = this.sampler.shouldSample(parent, traceId, name, kind, attributes(), []);
     return {
       traceId,
       recorded: result.decision !== SamplingDecision.NOT_RECORD,
       traceState: result.traceState,
+      result,
     };
   }
 
@@ -206,12 +293,15 @@ export class RootSampling {
     attributes: Attributes,
     parent: Context,
   ): Span {
+    const decided = this.sampler instanceof DecidedSampler ? this.sampler : undefined;
     this.ids.reuseTraceId(decision.traceId);
+    decided?.decideNext(decision.result);
     try {
       return tracer.startSpan(name, { kind, attributes }, parent);
     } finally {
-      // Whatever startSpan did, the next root span gets a new trace id.
+      // Whatever startSpan did, the next root span gets a new trace id and a decision of its own.
       this.ids.reuseTraceId(undefined);
+      decided?.decideNext(undefined);
     }
   }
 }

@@ -11,7 +11,12 @@ import {
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { TRACER_NAME } from './http-server';
-import { tracingEnabled } from './start';
+import { activeContext, tracingEnabled, tracingGeneration } from './start';
+
+// Read once: the API's exports are re-export getters, which a bundle calls at each use, and these
+// are asked for every read and command.
+const traceApi = trace;
+const SAMPLED = TraceFlags.SAMPLED;
 
 /**
  * Whether the active span is sampled (a sampled request, run or relay; ended or not: a request's
@@ -19,8 +24,8 @@ import { tracingEnabled } from './start';
  * records. Under an unsampled span, or none, a child would record nothing.
  */
 export function activeSpanSampled(): boolean {
-  const span = trace.getSpan(context.active());
-  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+  const span = traceApi.getSpan(activeContext());
+  return span !== undefined && (span.spanContext().traceFlags & SAMPLED) !== 0;
 }
 
 /**
@@ -29,7 +34,7 @@ export function activeSpanSampled(): boolean {
  * so that the shared command can give it a span in its own trace.
  */
 export function sampledContext(): Context | undefined {
-  return tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
+  return tracingEnabled() && activeSpanSampled() ? activeContext() : undefined;
 }
 
 /**
@@ -41,9 +46,18 @@ export function inRootContext(fn: () => void): void {
   else fn();
 }
 
-/** The project's tracer (the API's no-op until startTracing registered the SDK). */
+let kept: { tracer: Tracer; generation: number } | undefined;
+
+/**
+ * The project's tracer (the API's no-op until startTracing registered the SDK), looked up once per
+ * start of the SDK rather than for each span (the provider builds a key and searches its map).
+ */
 export function tracer(): Tracer {
-  return trace.getTracer(TRACER_NAME);
+  const generation = tracingGeneration();
+  if (kept?.generation !== generation) {
+    kept = { tracer: traceApi.getTracer(TRACER_NAME), generation };
+  }
+  return kept.tracer;
 }
 
 /**

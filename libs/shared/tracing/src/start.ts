@@ -1,4 +1,4 @@
-import type { ContextManager } from '@opentelemetry/api';
+import { context, type Context, type ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { RootSampling } from './root-sampling';
 
@@ -21,10 +21,28 @@ export interface Tracing {
 
 let enabled = false;
 let roots: RootSampling | undefined;
+/** The context manager the SDK was started with (activeContext). */
+let manager: ContextManager | undefined;
+/** Counts starts and stops, so that what is kept of one SDK (spans.ts's tracer) is not reused. */
+let generation = 0;
 
 /** Whether this process records spans (startTracing turned the SDK on). */
 export function tracingEnabled(): boolean {
   return enabled;
+}
+
+/** Which start (or stop) of the SDK this is: changes with each. */
+export function tracingGeneration(): number {
+  return generation;
+}
+
+/**
+ * The active context, from the context manager startTracing installed when tracing is on: what
+ * `context.active()` answers, without the API's way there (re-export getters, the global registry
+ * and its version check) on paths that ask for every read and every command.
+ */
+export function activeContext(): Context {
+  return manager ? manager.active() : context.active();
 }
 
 /**
@@ -108,19 +126,21 @@ export function startTracing(options: StartTracingOptions): Tracing {
   // its load time.
   const { NodeSDK } =
     require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { ReusableIdGenerator, RootSampling, rootBoundFromEnv, samplerFromEnv } =
+  const { DecidedSampler, ReusableIdGenerator, RootSampling, rootBoundFromEnv, samplerFromEnv } =
     require('./root-sampling') as typeof import('./root-sampling');
   // The sampler and ids the SDK would make from the environment, made here so that the request
   // wrapper can ask the same instances first (RootSampling).
-  const sampler = samplerFromEnv(env);
+  const samplerOfEnv = samplerFromEnv(env);
+  const sampler = samplerOfEnv ? new DecidedSampler(samplerOfEnv) : undefined;
   const idGenerator = new ReusableIdGenerator();
   const named =
     Boolean(env['OTEL_SERVICE_NAME']?.trim()) ||
     /(^|,)\s*service\.name\s*=/.test(env['OTEL_RESOURCE_ATTRIBUTES'] ?? '');
+  const contextManager = loadContextManager();
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: options.serviceName }),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
-    contextManager: loadContextManager(),
+    contextManager,
     ...(sampler ? { sampler } : {}),
     idGenerator,
     instrumentations: [],
@@ -129,6 +149,8 @@ export function startTracing(options: StartTracingOptions): Tracing {
   });
   sdk.start();
   enabled = true;
+  manager = contextManager;
+  generation++;
   roots = sampler ? new RootSampling(sampler, idGenerator, rootBoundFromEnv(env)) : undefined;
   return {
     enabled: true,
@@ -136,6 +158,8 @@ export function startTracing(options: StartTracingOptions): Tracing {
       await sdk.shutdown();
       enabled = false;
       roots = undefined;
+      manager = undefined;
+      generation++;
     },
   };
 }

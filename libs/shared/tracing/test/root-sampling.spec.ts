@@ -16,6 +16,8 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import {
+  DecidedSampler,
+  hex8,
   ReusableIdGenerator,
   RootSampling,
   rootBoundFromEnv,
@@ -64,7 +66,8 @@ describe('rootBoundFromEnv', () => {
     const sampler = samplerFromEnv(env) as Sampler;
     const roots = new RootSampling(sampler, new ReusableIdGenerator(), rootBoundFromEnv(env));
     return {
-      decide: (parent: Context = ROOT_CONTEXT) => roots.decide('POST', SpanKind.SERVER, {}, parent),
+      decide: (parent: Context = ROOT_CONTEXT) =>
+        roots.decide('POST', SpanKind.SERVER, () => ({}), parent),
       samplersOwn: (traceId: string) =>
         sampler.shouldSample(ROOT_CONTEXT, traceId, 'POST', SpanKind.SERVER, {}, []).decision !==
         SamplingDecision.NOT_RECORD,
@@ -180,6 +183,69 @@ describe('ReusableIdGenerator', () => {
     expect(next).not.toBe('0af7651916cd43dd8448eb211c80319c');
     expect(ids.generateSpanId()).toMatch(HEX16);
   });
+
+  it('when Math.random draws given words, then the ids are those words in hex, as the SDK writes them', () => {
+    const words = [0x0af76519, 0x16cd43dd, 0x8448eb21, 0x1c80319c, 0xb7ad6b71, 0x69203331];
+    const draws = jest.spyOn(Math, 'random');
+    for (const word of words) draws.mockReturnValueOnce(word / 2 ** 32);
+    try {
+      const ids = new ReusableIdGenerator();
+      expect(ids.generateTraceId()).toBe('0af7651916cd43dd8448eb211c80319c');
+      expect(ids.generateSpanId()).toBe('b7ad6b7169203331');
+    } finally {
+      draws.mockRestore();
+    }
+  });
+
+  it('when every word drawn is zero, then the ids end in 1 (never the invalid all-zero id)', () => {
+    const draws = jest.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      const ids = new ReusableIdGenerator();
+      expect(ids.generateTraceId()).toBe(`${'0'.repeat(31)}1`);
+      expect(ids.generateSpanId()).toBe(`${'0'.repeat(15)}1`);
+    } finally {
+      draws.mockRestore();
+    }
+  });
+});
+
+describe('hex8', () => {
+  it.each([0, 1, 0xff, 0x100, 0x7fffffff, 0x80000000, 0xffffffff, -1, -0x80000000, 0x0af76519])(
+    'when the word is %i, then it is written as toString(16) writes it, eight digits',
+    (word) => {
+      expect(hex8(word)).toBe((word >>> 0).toString(16).padStart(8, '0'));
+    },
+  );
+
+  it('when words are random, then each is written as toString(16) writes it', () => {
+    for (let i = 0; i < 1000; i++) {
+      const word = (Math.random() * 2 ** 32) | 0;
+      expect(hex8(word)).toBe((word >>> 0).toString(16).padStart(8, '0'));
+    }
+  });
+});
+
+describe('DecidedSampler', () => {
+  it('when a decision is given, then the next call gets it without asking the sampler, and the one after asks', () => {
+    const inner = new TraceIdRatioBasedSampler(0);
+    const asked = jest.spyOn(inner, 'shouldSample');
+    const sampler = new DecidedSampler(inner);
+    const ask = () =>
+      sampler.shouldSample(
+        ROOT_CONTEXT,
+        '0af7651916cd43dd8448eb211c80319c',
+        'POST',
+        SpanKind.SERVER,
+        {},
+        [],
+      ).decision;
+    sampler.decideNext({ decision: SamplingDecision.RECORD_AND_SAMPLED });
+    expect(ask()).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(asked).not.toHaveBeenCalled();
+    expect(ask()).toBe(SamplingDecision.NOT_RECORD);
+    expect(asked).toHaveBeenCalledTimes(1);
+    expect(sampler.toString()).toBe(inner.toString());
+  });
 });
 
 describe('RootSampling', () => {
@@ -195,7 +261,7 @@ describe('RootSampling', () => {
     const tracer = provider.getTracer('t');
     // As the request wrapper does: decide, then the span the decision calls for.
     const startRoot = () => {
-      const decision = roots.decide('POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+      const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
       return decision.recorded
         ? roots.recordedSpan(tracer, decision, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT)
         : roots.unrecordedSpan(decision);
@@ -247,7 +313,7 @@ describe('RootSampling', () => {
 
   it('when a root is sampled, then the tracer’s span carries the trace id the decision was taken on', () => {
     const { roots, tracer } = setUp(new AlwaysOnSampler());
-    const decision = roots.decide('POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
+    const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
     const span = roots.recordedSpan(
       tracer,
       decision,
@@ -259,5 +325,40 @@ describe('RootSampling', () => {
     span.end();
     expect(decision.recorded).toBe(true);
     expect(span.spanContext().traceId).toBe(decision.traceId);
+  });
+
+  it('when the tracer samples through a DecidedSampler, then a sampled root is not asked of the sampler twice, and other spans are', () => {
+    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' };
+    const inner = samplerFromEnv(env) as Sampler;
+    const asked = jest.spyOn(inner, 'shouldSample');
+    const sampler = new DecidedSampler(inner);
+    const ids = new ReusableIdGenerator();
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      sampler,
+      idGenerator: ids,
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer('t');
+    const roots = new RootSampling(sampler, ids, rootBoundFromEnv(env));
+    const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
+    const root = roots.recordedSpan(
+      tracer,
+      decision,
+      'POST',
+      SpanKind.SERVER,
+      attributes,
+      ROOT_CONTEXT,
+    );
+    expect(asked).not.toHaveBeenCalled();
+    const child = tracer.startSpan('find', {}, trace.setSpan(ROOT_CONTEXT, root));
+    expect(asked).toHaveBeenCalledTimes(1);
+    child.end();
+    root.end();
+    expect(exporter.getFinishedSpans().map((s) => s.spanContext().traceId)).toEqual([
+      decision.traceId,
+      decision.traceId,
+    ]);
+    expect(root.spanContext().traceFlags & TraceFlags.SAMPLED).toBe(TraceFlags.SAMPLED);
   });
 });
