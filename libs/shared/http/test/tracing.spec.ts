@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { context, propagation } from '@opentelemetry/api';
 import { recordSpans, sensitiveAttributes } from '@nhp/shared-testing';
+import { inSpan } from '@nhp/shared-tracing';
 import request from 'supertest';
 import { closeServer, listen, serverPort } from '../src';
 import { buildApp, plainFormatter, settle } from './support';
@@ -20,6 +21,14 @@ describe('request spans (tracing on)', () => {
     routes: (a) => {
       a.get('/people/:fnr/settings', (req, res) => {
         req.log.info('handling');
+        res.json({ ok: true });
+      });
+      a.get('/people/:fnr/nested', async (req, res) => {
+        req.log.info({ outer: true }, 'nested');
+        await inSpan('nested work', {}, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          req.log.info({ child: true }, 'nested');
+        });
         res.json({ ok: true });
       });
       a.get('/baggage', (_req, res) => {
@@ -64,6 +73,38 @@ describe('request spans (tracing on)', () => {
     const line = logs.lines().find((l) => l['msg'] === 'handling');
     expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: span?.spanId });
     expect(typeof (line as { req?: { id?: unknown } }).req?.id).toBe('string');
+  });
+
+  it('when a request starts a trace and is sampled, then its span (made after it ended) has the ids its log lines and child spans named', async () => {
+    const url = `http://127.0.0.1:${serverPort(server)}`;
+    const res = await request(url).get(`/people/${FNR}/nested`).expect(200);
+    await settle();
+    const requestId = res.headers['x-request-id'];
+    const outer = logs.lines().find((l) => l['msg'] === 'nested' && l['outer'] === true);
+    const inner = logs.lines().find((l) => l['msg'] === 'nested' && l['child'] === true);
+    const span = recorder
+      .spans()
+      .find(
+        (s) => (s.attributes['http.response.header.x-request-id'] as string[])?.[0] === requestId,
+      );
+    expect(span).toMatchObject({
+      name: 'GET /people/:fnr/nested',
+      kind: 2,
+      parentSpanId: undefined,
+      attributes: {
+        'http.request.method': 'GET',
+        'url.scheme': 'http',
+        'http.route': '/people/:fnr/nested',
+        'http.response.status_code': 200,
+      },
+    });
+    expect(outer).toMatchObject({ trace_id: span?.traceId, span_id: span?.spanId });
+    const child = recorder.spans().find((s) => s.name === 'nested work');
+    expect(child).toMatchObject({ traceId: span?.traceId, parentSpanId: span?.spanId });
+    expect(inner).toMatchObject({ trace_id: span?.traceId, span_id: child?.spanId });
+    // It lasted as long as the request: started before its child, ended after it.
+    expect(span?.startTime).toBeLessThanOrEqual(child?.startTime as number);
+    expect(span?.endTime).toBeGreaterThanOrEqual(child?.endTime as number);
   });
 
   it('when a request carries baggage and no traceparent, then its route runs with that baggage', async () => {

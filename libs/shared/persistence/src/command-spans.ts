@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { SpanKind, type Context } from '@opentelemetry/api';
 import {
   ATTR_DB_COLLECTION_NAME,
@@ -86,24 +86,31 @@ export interface CommandSpanFields {
 
 /** A CLIENT span for a MongoDB command, a child of `parent` (default: the active context). */
 export function startCommandSpan(fields: CommandSpanFields, parent?: Context): Span {
-  const { collection } = fields;
-  const [host, port] = fields.address ? splitAddress(fields.address) : [undefined, undefined];
   return tracer().startSpan(
-    collection ? `${fields.commandName} ${collection}` : fields.commandName,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        [ATTR_DB_SYSTEM_NAME]: 'mongodb',
-        [ATTR_DB_NAMESPACE]: fields.databaseName,
-        [ATTR_DB_OPERATION_NAME]: fields.commandName,
-        ...(collection ? { [ATTR_DB_COLLECTION_NAME]: collection } : {}),
-        ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
-        ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
-        ...(fields.batchSize ? { [ATTR_DB_OPERATION_BATCH_SIZE]: fields.batchSize } : {}),
-      },
-    },
+    commandSpanName(fields),
+    { kind: SpanKind.CLIENT, attributes: commandSpanAttributes(fields) },
     parent,
   );
+}
+
+/** A command span's name: the command and the collection it names. */
+export function commandSpanName(fields: CommandSpanFields): string {
+  return fields.collection ? `${fields.commandName} ${fields.collection}` : fields.commandName;
+}
+
+/** A command span's attributes (see CommandSpanFields). */
+export function commandSpanAttributes(fields: CommandSpanFields): Attributes {
+  const { collection } = fields;
+  const [host, port] = fields.address ? splitAddress(fields.address) : [undefined, undefined];
+  return {
+    [ATTR_DB_SYSTEM_NAME]: 'mongodb',
+    [ATTR_DB_NAMESPACE]: fields.databaseName,
+    [ATTR_DB_OPERATION_NAME]: fields.commandName,
+    ...(collection ? { [ATTR_DB_COLLECTION_NAME]: collection } : {}),
+    ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
+    ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
+    ...(fields.batchSize ? { [ATTR_DB_OPERATION_BATCH_SIZE]: fields.batchSize } : {}),
+  };
 }
 
 const MONITOR_COMMANDS = Symbol('monitorCommands');

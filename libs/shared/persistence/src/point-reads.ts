@@ -1,8 +1,15 @@
-import { context, type Context, type Span } from '@opentelemetry/api';
-import { failSpan, inRootContext, sampledContext } from '@nhp/shared-tracing';
+import { context, SpanKind, type Context } from '@opentelemetry/api';
+import {
+  deferredSpans,
+  errorType,
+  failSpan,
+  inRootContext,
+  sampledContext,
+  tracer,
+} from '@nhp/shared-tracing';
 import { MongoNetworkError, type Db, type Document, type Filter, type WithId } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { startCommandSpan } from './command-spans';
+import { commandSpanAttributes, commandSpanName } from './command-spans';
 import { perTurn } from './per-turn';
 
 /**
@@ -177,20 +184,51 @@ export function pointReads<T extends Document>(
     const filters = new Map<string, Filter<T>>();
     for (const read of batch) filters.set(read.key, read.filter);
     // The shared command runs in no request's context, so the driver makes no span of it: each
-    // sampled read gets one of its own in its trace, for the command that answered it.
+    // sampled read gets one of its own in its trace, for the command that answered it, recorded
+    // when the command returns and made by the tracer with others (shared-tracing's
+    // deferredSpans; made at once when there is no such sink).
     const fields = {
       databaseName: database().databaseName,
       commandName: 'find',
       collection: name,
       batchSize: filters.size,
     };
-    const spans: Span[] = [];
-    for (const read of batch) if (read.traced) spans.push(startCommandSpan(fields, read.traced));
+    const traced: Context[] = [];
+    for (const read of batch) if (read.traced) traced.push(read.traced);
+    const startTime = traced.length > 0 ? performance.now() : 0;
+    const spansOf = (err: unknown) => {
+      if (traced.length === 0) return;
+      const sink = deferredSpans();
+      const endTime = performance.now();
+      const spanName = commandSpanName(fields);
+      const attributes = commandSpanAttributes(fields);
+      for (const parent of traced) {
+        if (sink) {
+          sink.add({
+            name: spanName,
+            kind: SpanKind.CLIENT,
+            attributes,
+            parent,
+            startTime,
+            endTime,
+            ...(err === undefined ? {} : { error: errorType(err) }),
+          });
+        } else {
+          const span = tracer().startSpan(
+            spanName,
+            { kind: SpanKind.CLIENT, attributes, startTime },
+            parent,
+          );
+          if (err !== undefined) failSpan(span, err);
+          span.end(endTime);
+        }
+      }
+    };
     try {
       const docs = await withRetry(() =>
         find({ $or: [...filters.values()] }, projection, filters.size),
       );
-      for (const span of spans) span.end();
+      spansOf(undefined);
       const byKey = new Map<string, WithId<T>>();
       for (const doc of docs) {
         const key = keyOf(doc);
@@ -198,10 +236,7 @@ export function pointReads<T extends Document>(
       }
       for (const read of batch) read.resolve(byKey.get(read.key) ?? null);
     } catch (err) {
-      for (const span of spans) {
-        failSpan(span, err);
-        span.end();
-      }
+      spansOf(err);
       for (const read of batch) read.reject(err);
     }
   };

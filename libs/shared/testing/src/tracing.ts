@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTracing, type Tracing } from '@nhp/shared-tracing';
+import { flushDeferredSpans, startTracing, type Tracing } from '@nhp/shared-tracing';
+import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
@@ -18,6 +19,9 @@ export interface RecordedSpan {
   parentSpanId: string | undefined;
   links: { traceId: string; spanId: string }[];
   attributes: Record<string, unknown>;
+  /** Start and end in milliseconds since the epoch (spans recorded in process). */
+  startTime?: number;
+  endTime?: number;
 }
 
 export interface SpanRecorder {
@@ -39,7 +43,11 @@ export function recordSpans(serviceName = 'test'): SpanRecorder {
   });
   return {
     tracing,
-    spans: () => exporter.getFinishedSpans().map(fromReadable),
+    spans: () => {
+      // Spans the hot paths recorded are made by the tracer in batches: all of them now.
+      flushDeferredSpans();
+      return exporter.getFinishedSpans().map(fromReadable);
+    },
     shutdown: () => tracing.shutdown(),
   };
 }
@@ -54,6 +62,8 @@ function fromReadable(span: ReadableSpan): RecordedSpan {
     parentSpanId: span.parentSpanContext?.spanId,
     links: span.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId })),
     attributes: { ...span.attributes },
+    startTime: hrTimeToMilliseconds(span.startTime),
+    endTime: hrTimeToMilliseconds(span.endTime),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   context,
   propagation,
   ROOT_CONTEXT,
+  SamplingDecision,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -19,9 +20,9 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { RootDecision, RootSampling } from './root-sampling';
-import { rootSampling } from './start';
+import { deferredSpans, rootSampling, TRACER_NAME } from './start';
 
-export const TRACER_NAME = '@nhp/shared-tracing';
+export { TRACER_NAME } from './start';
 
 const REQUEST_TRACE = Symbol('otel.request');
 
@@ -114,6 +115,30 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
         listener(req, res);
         return;
       }
+      const sink = deferredSpans();
+      if (sink && decision.result.decision === SamplingDecision.RECORD_AND_SAMPLED) {
+        // Sampled: its span is made when the response closes, with the rest of a batch
+        // (DeferredSpans); meanwhile its context holds the span's ids.
+        const spanId = roots.spanId();
+        const requestContext = trace.setSpan(parent, roots.sampledSpan(decision, spanId));
+        state.context = requestContext;
+        const startTime = performance.now();
+        res.once('close', () => {
+          const end = responseEnd(method, req, res);
+          sink.add({
+            name: end.name,
+            kind: SpanKind.SERVER,
+            attributes: { ...attributes(), ...end.attributes },
+            parent,
+            startTime,
+            endTime: performance.now(),
+            root: { decision, spanId },
+            ...(end.error === undefined ? {} : { error: end.error }),
+          });
+        });
+        context.with(requestContext, () => listener(req, res));
+        return;
+      }
       span = roots.recordedSpan(tracer, decision, method, SpanKind.SERVER, attributes(), parent);
     } else {
       span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: attributes() }, parent);
@@ -159,26 +184,33 @@ export function inRequestContext(req: IncomingMessage, next: () => void): void {
   else context.with(requestContext, next);
 }
 
+/** What a request's span gets when its response closes: its name, route, status, request id. */
+function responseEnd(
+  method: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): { name: string; attributes: Attributes; error: string | undefined } {
+  const route = routeOf(req as Traced);
+  const status = res.statusCode;
+  const attributes: Attributes = { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
+  if (route) attributes[ATTR_HTTP_ROUTE] = route;
+  const requestId = res.getHeader('x-request-id');
+  if (typeof requestId === 'string') {
+    attributes['http.response.header.x-request-id'] = [requestId];
+  }
+  // A server error, or a client that went away before the response was complete.
+  const error = status >= 500 ? String(status) : !res.writableFinished ? 'aborted' : undefined;
+  return { name: route ? `${method} ${route}` : method, attributes, error };
+}
+
 /** Ends a request's span when its response closes, with the route and status it got. */
 function endWithResponse(span: Span, method: string, req: IncomingMessage, res: ServerResponse) {
   res.once('close', () => {
-    const route = routeOf(req as Traced);
-    const status = res.statusCode;
-    if (route) {
-      span.setAttribute(ATTR_HTTP_ROUTE, route);
-      span.updateName(`${method} ${route}`);
-    }
-    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-    const requestId = res.getHeader('x-request-id');
-    if (typeof requestId === 'string') {
-      span.setAttribute('http.response.header.x-request-id', [requestId]);
-    }
-    if (status >= 500) {
-      span.setAttribute(ATTR_ERROR_TYPE, String(status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    } else if (!res.writableFinished) {
-      // The client went away before the response was complete.
-      span.setAttribute(ATTR_ERROR_TYPE, 'aborted');
+    const end = responseEnd(method, req, res);
+    span.updateName(end.name);
+    span.setAttributes(end.attributes);
+    if (end.error !== undefined) {
+      span.setAttribute(ATTR_ERROR_TYPE, end.error);
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();

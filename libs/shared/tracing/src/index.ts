@@ -3,6 +3,8 @@ export {
   tracingEnabled,
   tracingRequested,
   asyncContextFrames,
+  deferredSpans,
+  flushDeferredSpans,
   type StartTracingOptions,
   type Tracing,
 } from './start';
@@ -18,3 +20,4 @@ export {
   tracer,
 } from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';
+export type { DeferredSpans, SpanRecord } from './deferred-spans';

@@ -46,10 +46,12 @@ const randomWord = () => (Math.random() * 2 ** 32) | 0;
  * a shared Buffer's `toString('hex')` (a call into C++ per id, which a sampled request pays for
  * each of its spans). One twist: a root span's trace id can be chosen beforehand (see
  * RootSampling.recordedSpan), so that the span the tracer makes has the trace id its sampling
- * decision was taken on.
+ * decision was taken on, and so can a span's own id (a span made after it ended, DeferredSpans,
+ * whose children already name it).
  */
 export class ReusableIdGenerator implements IdGenerator {
   private next: string | undefined;
+  private nextSpanId: string | undefined;
 
   generateTraceId(): string {
     const chosen = this.next;
@@ -66,6 +68,11 @@ export class ReusableIdGenerator implements IdGenerator {
   }
 
   generateSpanId(): string {
+    const chosen = this.nextSpanId;
+    if (chosen !== undefined) {
+      this.nextSpanId = undefined;
+      return chosen;
+    }
     const w0 = randomWord();
     let w1 = randomWord();
     if ((w0 | w1) === 0) w1 = 1;
@@ -75,6 +82,11 @@ export class ReusableIdGenerator implements IdGenerator {
   /** The trace id of the next root span (undefined: a new random one, as ever). */
   reuseTraceId(traceId: string | undefined): void {
     this.next = traceId;
+  }
+
+  /** The id of the next span (undefined: a new random one): a span made after it ended. */
+  reuseSpanId(spanId: string | undefined): void {
+    this.nextSpanId = spanId;
   }
 }
 
@@ -272,6 +284,25 @@ export class RootSampling {
       traceState: result.traceState,
       result,
     };
+  }
+
+  /**
+   * The span a recorded root's context holds while the root runs, when its span is made after it
+   * ends (DeferredSpans): a non-recording span with the root's ids and the sampled flag, which is
+   * what children, log lines and propagated headers read of it.
+   */
+  sampledSpan(decision: RootDecision, spanId: string): Span {
+    return trace.wrapSpanContext({
+      traceId: decision.traceId,
+      spanId,
+      traceFlags: TraceFlags.SAMPLED,
+      ...(decision.traceState ? { traceState: decision.traceState } : {}),
+    });
+  }
+
+  /** A new span id, as the tracer would draw it. */
+  spanId(): string {
+    return this.ids.generateSpanId();
   }
 
   /** The span of a root the sampler did not record: the API's non-recording span. */

@@ -1,5 +1,6 @@
-import { context, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { DeferredSpans } from './deferred-spans';
 import type { RootSampling } from './root-sampling';
 
 export interface StartTracingOptions {
@@ -19,8 +20,12 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** The instrumentation scope of the project's own spans. */
+export const TRACER_NAME = '@nhp/shared-tracing';
+
 let enabled = false;
 let roots: RootSampling | undefined;
+let deferred: DeferredSpans | undefined;
 /** The context manager the SDK was started with (activeContext). */
 let manager: ContextManager | undefined;
 /** Counts starts and stops, so that what is kept of one SDK (spans.ts's tracer) is not reused. */
@@ -29,6 +34,20 @@ let generation = 0;
 /** Whether this process records spans (startTracing turned the SDK on). */
 export function tracingEnabled(): boolean {
   return enabled;
+}
+
+/**
+ * Where the hot paths record spans that the tracer makes a batch at a time (DeferredSpans), while
+ * tracing is on with one of the specification's samplers; undefined otherwise (spans are made as
+ * they start).
+ */
+export function deferredSpans(): DeferredSpans | undefined {
+  return deferred;
+}
+
+/** Makes every span recorded so far now (tests read them at once; shutdown exports them). */
+export function flushDeferredSpans(): void {
+  deferred?.flush();
 }
 
 /** Which start (or stop) of the SDK this is: changes with each. */
@@ -152,12 +171,19 @@ export function startTracing(options: StartTracingOptions): Tracing {
   manager = contextManager;
   generation++;
   roots = sampler ? new RootSampling(sampler, idGenerator, rootBoundFromEnv(env)) : undefined;
+  if (sampler) {
+    const { DeferredSpans } = require('./deferred-spans') as typeof import('./deferred-spans');
+    deferred = new DeferredSpans(trace.getTracer(TRACER_NAME), idGenerator, sampler);
+  }
   return {
     enabled: true,
     async shutdown() {
+      // The recorded spans first, so that the SDK exports them.
+      deferred?.close();
       await sdk.shutdown();
       enabled = false;
       roots = undefined;
+      deferred = undefined;
       manager = undefined;
       generation++;
     },
