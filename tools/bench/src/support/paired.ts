@@ -140,6 +140,7 @@ type Autocannon = (options: {
   url: string;
   connections: number;
   duration: number;
+  overallRate?: number;
   requests: Array<{
     setupRequest: (req: object, context: AutocannonContext) => object;
     onResponse: (status: number, body: string, context: AutocannonContext) => void;
@@ -147,6 +148,19 @@ type Autocannon = (options: {
 }) => Promise<AutocannonResult>;
 // autocannon ships no type declarations.
 const autocannon = createRequire(__filename)('autocannon') as Autocannon;
+
+/**
+ * BENCH_FIXED_RATE (a diagnostic): each side is sent this many requests a second instead of as
+ * many as it answers, so that two sides below saturation can be compared by their CPU per request
+ * at the same load (what a request costs where nothing queues). Their throughput ratios are then 1
+ * by construction and mean nothing.
+ */
+const FIXED_RATE = Number(process.env['BENCH_FIXED_RATE'] ?? 0) || 0;
+if (FIXED_RATE) {
+  process.stderr.write(
+    `BENCH_FIXED_RATE=${FIXED_RATE}: every side is sent ${FIXED_RATE} req/s; compare CPU per request, not the ratios\n`,
+  );
+}
 
 async function driveOne<E>(
   side: Side<E>,
@@ -161,6 +175,7 @@ async function driveOne<E>(
     url: side.url,
     connections,
     duration: durationS,
+    ...(FIXED_RATE ? { overallRate: FIXED_RATE } : {}),
     requests: [
       {
         // One request in flight per connection (no pipelining), so the context holds the
