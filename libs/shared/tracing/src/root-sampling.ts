@@ -41,6 +41,23 @@ export function hex8(word: number): string {
 const randomWord = () => (Math.random() * 2 ** 32) | 0;
 
 /**
+ * An id of `words` random 32-bit words in hex, drawn as the SDK's RandomIdGenerator draws them:
+ * never all zeros (an invalid id); the last byte is then 1.
+ */
+function randomHexId(words: number): string {
+  let id = '';
+  let any = 0;
+  for (let i = 1; i < words; i++) {
+    const word = randomWord();
+    any |= word;
+    id += hex8(word);
+  }
+  let last = randomWord();
+  if ((any | last) === 0) last = 1;
+  return id + hex8(last);
+}
+
+/**
  * The SDK's random ids, drawn as its RandomIdGenerator draws them (32-bit words from Math.random,
  * never all zeros: the last byte is then 1) and written out in hex from a table instead of through
  * a shared Buffer's `toString('hex')` (a call into C++ per id, which a sampled request pays for
@@ -55,28 +72,14 @@ export class ReusableIdGenerator implements IdGenerator {
 
   generateTraceId(): string {
     const chosen = this.next;
-    if (chosen !== undefined) {
-      this.next = undefined;
-      return chosen;
-    }
-    const w0 = randomWord();
-    const w1 = randomWord();
-    const w2 = randomWord();
-    let w3 = randomWord();
-    if ((w0 | w1 | w2 | w3) === 0) w3 = 1;
-    return hex8(w0) + hex8(w1) + hex8(w2) + hex8(w3);
+    this.next = undefined;
+    return chosen ?? randomHexId(4);
   }
 
   generateSpanId(): string {
     const chosen = this.nextSpanId;
-    if (chosen !== undefined) {
-      this.nextSpanId = undefined;
-      return chosen;
-    }
-    const w0 = randomWord();
-    let w1 = randomWord();
-    if ((w0 | w1) === 0) w1 = 1;
-    return hex8(w0) + hex8(w1);
+    this.nextSpanId = undefined;
+    return chosen ?? randomHexId(2);
   }
 
   /** The trace id of the next root span (undefined: a new random one, as ever). */

@@ -1,11 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type Sampler,
-} from '@opentelemetry/sdk-trace-base';
+import type { Sampler } from '@opentelemetry/sdk-trace-base';
 import { DeferredSpans, type SpanRecord } from '../src/deferred-spans';
 import {
   DecidedSampler,
@@ -14,6 +9,7 @@ import {
   rootBoundFromEnv,
   samplerFromEnv,
 } from '../src/root-sampling';
+import { inMemoryTracer } from './support';
 
 const ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' };
 
@@ -21,13 +17,7 @@ function setUp() {
   const inner = samplerFromEnv(ENV) as Sampler;
   const sampler = new DecidedSampler(inner);
   const ids = new ReusableIdGenerator();
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
-    sampler,
-    idGenerator: ids,
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  });
-  const tracer = provider.getTracer('t');
+  const { exporter, tracer } = inMemoryTracer(sampler, ids);
   const roots = new RootSampling(sampler, ids, rootBoundFromEnv(ENV));
   const deferred = new DeferredSpans(tracer, ids, sampler);
   return { inner, sampler, ids, exporter, tracer, roots, deferred };

@@ -9,9 +9,6 @@ import {
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
@@ -22,7 +19,9 @@ import {
   RootSampling,
   rootBoundFromEnv,
   samplerFromEnv,
+  type RootDecision,
 } from '../src/root-sampling';
+import { inMemoryTracer } from './support';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -249,24 +248,20 @@ describe('DecidedSampler', () => {
 });
 
 describe('RootSampling', () => {
-  function setUp(sampler: Sampler) {
+  /** A tracer sampling with `sampler`, and RootSampling over the same instances (`bound`: its rule). */
+  function setUp(sampler: Sampler, bound?: number) {
     const ids = new ReusableIdGenerator();
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      sampler,
-      idGenerator: ids,
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-    });
-    const roots = new RootSampling(sampler, ids);
-    const tracer = provider.getTracer('t');
+    const { exporter, tracer } = inMemoryTracer(sampler, ids);
+    const roots = new RootSampling(sampler, ids, bound);
+    const decide = () => roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
+    const recorded = (decision: RootDecision) =>
+      roots.recordedSpan(tracer, decision, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT);
     // As the request wrapper does: decide, then the span the decision calls for.
     const startRoot = () => {
-      const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
-      return decision.recorded
-        ? roots.recordedSpan(tracer, decision, 'POST', SpanKind.SERVER, attributes, ROOT_CONTEXT)
-        : roots.unrecordedSpan(decision);
+      const decision = decide();
+      return decision.recorded ? recorded(decision) : roots.unrecordedSpan(decision);
     };
-    return { roots, tracer, startRoot, exporter };
+    return { roots, tracer, startRoot, exporter, decide, recorded };
   }
   const attributes = { 'http.request.method': 'POST' };
 
@@ -312,16 +307,9 @@ describe('RootSampling', () => {
   });
 
   it('when a root is sampled, then the tracer’s span carries the trace id the decision was taken on', () => {
-    const { roots, tracer } = setUp(new AlwaysOnSampler());
-    const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
-    const span = roots.recordedSpan(
-      tracer,
-      decision,
-      'POST',
-      SpanKind.SERVER,
-      attributes,
-      ROOT_CONTEXT,
-    );
+    const { decide, recorded } = setUp(new AlwaysOnSampler());
+    const decision = decide();
+    const span = recorded(decision);
     span.end();
     expect(decision.recorded).toBe(true);
     expect(span.spanContext().traceId).toBe(decision.traceId);
@@ -331,25 +319,12 @@ describe('RootSampling', () => {
     const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' };
     const inner = samplerFromEnv(env) as Sampler;
     const asked = jest.spyOn(inner, 'shouldSample');
-    const sampler = new DecidedSampler(inner);
-    const ids = new ReusableIdGenerator();
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      sampler,
-      idGenerator: ids,
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-    });
-    const tracer = provider.getTracer('t');
-    const roots = new RootSampling(sampler, ids, rootBoundFromEnv(env));
-    const decision = roots.decide('POST', SpanKind.SERVER, () => attributes, ROOT_CONTEXT);
-    const root = roots.recordedSpan(
-      tracer,
-      decision,
-      'POST',
-      SpanKind.SERVER,
-      attributes,
-      ROOT_CONTEXT,
+    const { tracer, exporter, decide, recorded } = setUp(
+      new DecidedSampler(inner),
+      rootBoundFromEnv(env),
     );
+    const decision = decide();
+    const root = recorded(decision);
     expect(asked).not.toHaveBeenCalled();
     const child = tracer.startSpan('find', {}, trace.setSpan(ROOT_CONTEXT, root));
     expect(asked).toHaveBeenCalledTimes(1);
