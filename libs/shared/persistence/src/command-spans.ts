@@ -132,7 +132,6 @@ export function monitorOnlySampledCommands(): void {
   monitoringNarrowed = true;
   let Connection: { prototype: object } | undefined;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     ({ Connection } = require('mongodb/lib/cmap/connection') as {
       Connection?: { prototype: object };
     });
