@@ -1,12 +1,5 @@
 import { context, SpanKind, type Context } from '@opentelemetry/api';
-import {
-  deferredSpans,
-  errorType,
-  failSpan,
-  inRootContext,
-  sampledContext,
-  tracer,
-} from '@nhp/shared-tracing';
+import { errorType, inRootContext, recordSpan, sampledContext } from '@nhp/shared-tracing';
 import { MongoNetworkError, type Db, type Document, type Filter, type WithId } from 'mongodb';
 import type { Connection } from 'mongoose';
 import { commandSpanAttributes, commandSpanName } from './command-spans';
@@ -185,8 +178,7 @@ export function pointReads<T extends Document>(
     for (const read of batch) filters.set(read.key, read.filter);
     // The shared command runs in no request's context, so the driver makes no span of it: each
     // sampled read gets one of its own in its trace, for the command that answered it, recorded
-    // when the command returns and made by the tracer with others (shared-tracing's
-    // deferredSpans; made at once when there is no such sink).
+    // when the command returns and made by the tracer with others (shared-tracing's recordSpan).
     const fields = {
       databaseName: database().databaseName,
       commandName: 'find',
@@ -198,30 +190,19 @@ export function pointReads<T extends Document>(
     const startTime = traced.length > 0 ? performance.now() : 0;
     const spansOf = (err: unknown) => {
       if (traced.length === 0) return;
-      const sink = deferredSpans();
       const endTime = performance.now();
       const spanName = commandSpanName(fields);
       const attributes = commandSpanAttributes(fields);
       for (const parent of traced) {
-        if (sink) {
-          sink.add({
-            name: spanName,
-            kind: SpanKind.CLIENT,
-            attributes,
-            parent,
-            startTime,
-            endTime,
-            ...(err === undefined ? {} : { error: errorType(err) }),
-          });
-        } else {
-          const span = tracer().startSpan(
-            spanName,
-            { kind: SpanKind.CLIENT, attributes, startTime },
-            parent,
-          );
-          if (err !== undefined) failSpan(span, err);
-          span.end(endTime);
-        }
+        recordSpan({
+          name: spanName,
+          kind: SpanKind.CLIENT,
+          attributes,
+          parent,
+          startTime,
+          endTime,
+          ...(err === undefined ? {} : { error: errorType(err) }),
+        });
       }
     };
     try {

@@ -6,7 +6,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import type { DecidedSampler, ReusableIdGenerator, RootDecision } from './root-sampling';
+import type { RootDecision, RootSampling } from './root-sampling';
 
 /** A span that has ended, recorded for the tracer to make later (see DeferredSpans). */
 export interface SpanRecord {
@@ -53,10 +53,14 @@ export class DeferredSpans {
   /** After close: each record is made at once. */
   private closed = false;
 
+  /**
+   * @param roots how roots are decided (startTracing's RootSampling): a recorded root is made
+   *   through it, on the ids and decision it ran with. Without it (a sampler that is not one of the
+   *   specification's), no root is recorded, only children.
+   */
   constructor(
     private readonly tracer: Tracer,
-    private readonly ids: ReusableIdGenerator,
-    private readonly sampler: DecidedSampler | undefined,
+    private readonly roots: RootSampling | undefined,
   ) {}
 
   /** Queues an ended span; the first of a batch schedules the batch. */
@@ -92,24 +96,14 @@ export class DeferredSpans {
   }
 
   private make(record: SpanRecord): void {
-    const { root } = record;
-    if (root) {
-      this.ids.reuseTraceId(root.decision.traceId);
-      this.ids.reuseSpanId(root.spanId);
-      this.sampler?.decideNext(root.decision.result);
-    }
-    let span;
-    try {
-      span = this.tracer.startSpan(
-        record.name,
-        { kind: record.kind, attributes: record.attributes, startTime: record.startTime },
-        record.parent,
-      );
-    } finally {
-      this.ids.reuseTraceId(undefined);
-      this.ids.reuseSpanId(undefined);
-      this.sampler?.decideNext(undefined);
-    }
+    const { name, kind, attributes, parent, startTime, root } = record;
+    const span =
+      root && this.roots
+        ? this.roots.recordedSpan(this.tracer, root.decision, name, kind, attributes, parent, {
+            startTime,
+            spanId: root.spanId,
+          })
+        : this.tracer.startSpan(name, { kind, attributes, startTime }, parent);
     if (record.error !== undefined) {
       span.setAttribute(ATTR_ERROR_TYPE, record.error);
       span.setStatus({ code: SpanStatusCode.ERROR });

@@ -20,7 +20,7 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { RootDecision, RootSampling } from './root-sampling';
-import { deferredSpans, rootSampling, TRACER_NAME } from './start';
+import { recordSpan, recordsRoots, rootSampling, TRACER_NAME } from './start';
 
 export { TRACER_NAME } from './start';
 
@@ -81,11 +81,10 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
   // would give back the root context. Most requests carry none; asking is then three lookups.
   // A propagator that names no fields (none registered yet) is always asked.
   const fields = propagation.fields().map((field) => field.toLowerCase());
-  const carriesContext = (headers: IncomingMessage['headers']) => {
-    if (fields.length === 0) return true;
-    for (const field of fields) if (headers[field] !== undefined) return true;
-    return false;
-  };
+  const carriesContext =
+    fields.length === 0
+      ? () => true
+      : (headers: IncomingMessage['headers']) => fields.some((f) => headers[f] !== undefined);
   return (req: IncomingMessage, res: ServerResponse) => {
     const parent = carriesContext(req.headers) ? propagation.extract(ROOT, req.headers) : ROOT;
     const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
@@ -115,8 +114,7 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
         listener(req, res);
         return;
       }
-      const sink = deferredSpans();
-      if (sink && decision.result.decision === SamplingDecision.RECORD_AND_SAMPLED) {
+      if (recordsRoots() && decision.result.decision === SamplingDecision.RECORD_AND_SAMPLED) {
         // Sampled: its span is made when the response closes, with the rest of a batch
         // (DeferredSpans); meanwhile its context holds the span's ids.
         const spanId = roots.spanId();
@@ -125,7 +123,7 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
         const startTime = performance.now();
         res.once('close', () => {
           const end = responseEnd(method, req, res);
-          sink.add({
+          recordSpan({
             name: end.name,
             kind: SpanKind.SERVER,
             attributes: { ...attributes(), ...end.attributes },

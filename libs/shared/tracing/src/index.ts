@@ -3,8 +3,8 @@ export {
   tracingEnabled,
   tracingRequested,
   asyncContextFrames,
-  deferredSpans,
   flushDeferredSpans,
+  recordSpan,
   type StartTracingOptions,
   type Tracing,
 } from './start';

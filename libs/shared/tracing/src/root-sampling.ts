@@ -318,7 +318,11 @@ export class RootSampling {
     });
   }
 
-  /** The tracer's span for a root the sampler records, on the trace id it was decided on. */
+  /**
+   * The tracer's span for a root the sampler records, on the trace id it was decided on. For a
+   * root made after it ended (DeferredSpans): `startTime` (a `performance.now()`) and the `spanId`
+   * its children already name.
+   */
   recordedSpan(
     tracer: Tracer,
     decision: RootDecision,
@@ -326,15 +330,22 @@ export class RootSampling {
     kind: SpanKind,
     attributes: Attributes,
     parent: Context,
+    ended: { startTime: number; spanId: string } | undefined = undefined,
   ): Span {
     const decided = this.sampler instanceof DecidedSampler ? this.sampler : undefined;
     this.ids.reuseTraceId(decision.traceId);
+    this.ids.reuseSpanId(ended?.spanId);
     decided?.decideNext(decision.result);
     try {
-      return tracer.startSpan(name, { kind, attributes }, parent);
+      return tracer.startSpan(
+        name,
+        ended ? { kind, attributes, startTime: ended.startTime } : { kind, attributes },
+        parent,
+      );
     } finally {
-      // Whatever startSpan did, the next root span gets a new trace id and a decision of its own.
+      // Whatever startSpan did, the next root span gets new ids and a decision of its own.
       this.ids.reuseTraceId(undefined);
+      this.ids.reuseSpanId(undefined);
       decided?.decideNext(undefined);
     }
   }

@@ -1,6 +1,6 @@
 import { context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { DeferredSpans } from './deferred-spans';
+import type { DeferredSpans, SpanRecord } from './deferred-spans';
 import type { RootSampling } from './root-sampling';
 
 export interface StartTracingOptions {
@@ -37,12 +37,17 @@ export function tracingEnabled(): boolean {
 }
 
 /**
- * Where the hot paths record spans that the tracer makes a batch at a time (DeferredSpans), while
- * tracing is on with one of the specification's samplers; undefined otherwise (spans are made as
- * they start).
+ * Where the hot paths record a span that has ended (a sampled request's own span, a sampled read's
+ * share of a coalesced command): the tracer makes it with others (DeferredSpans). Nothing while
+ * tracing is off.
  */
-export function deferredSpans(): DeferredSpans | undefined {
-  return deferred;
+export function recordSpan(record: SpanRecord): void {
+  deferred?.add(record);
+}
+
+/** Whether recordSpan takes roots: tracing is on with one of the specification's samplers. */
+export function recordsRoots(): boolean {
+  return roots !== undefined && deferred !== undefined;
 }
 
 /** Makes every span recorded so far now (tests read them at once; shutdown exports them). */
@@ -171,10 +176,8 @@ export function startTracing(options: StartTracingOptions): Tracing {
   manager = contextManager;
   generation++;
   roots = sampler ? new RootSampling(sampler, idGenerator, rootBoundFromEnv(env)) : undefined;
-  if (sampler) {
-    const { DeferredSpans } = require('./deferred-spans') as typeof import('./deferred-spans');
-    deferred = new DeferredSpans(trace.getTracer(TRACER_NAME), idGenerator, sampler);
-  }
+  const { DeferredSpans } = require('./deferred-spans') as typeof import('./deferred-spans');
+  deferred = new DeferredSpans(trace.getTracer(TRACER_NAME), roots);
   return {
     enabled: true,
     async shutdown() {

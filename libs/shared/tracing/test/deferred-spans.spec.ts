@@ -19,7 +19,7 @@ function setUp() {
   const ids = new ReusableIdGenerator();
   const { exporter, tracer } = inMemoryTracer(sampler, ids);
   const roots = new RootSampling(sampler, ids, rootBoundFromEnv(ENV));
-  const deferred = new DeferredSpans(tracer, ids, sampler);
+  const deferred = new DeferredSpans(tracer, roots);
   return { inner, sampler, ids, exporter, tracer, roots, deferred };
 }
 
