@@ -9,6 +9,7 @@ import { announceChanges, createGrantRepository, createJournal } from '@nhp/priv
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import {
+  scrapeMetrics,
   startNatsServer,
   useTestInfra,
   withDatabase,
@@ -227,6 +228,14 @@ describe('privacy-api instances behind one load balancer', () => {
         code: 'EPVK-100503',
         errorCategory: 'EndpointIsDown',
       });
+      // Counted as an outage of the replay store (the alert rules read it), not as a refusal;
+      // the instance stays ready (readiness depends on MongoDB only).
+      const scrape = await scrapeMetrics(a.url);
+      expect(
+        scrape.value('privacy_api_auth_unavailable_total', { dependency: 'dpop_replay_store' }),
+      ).toBe(1);
+      expect(scrape.value('privacy_api_auth_unavailable_total', { dependency: 'jwks' })).toBe(0);
+      expect(scrape.value('privacy_api_ready')).toBe(1);
       const bearer = await fetch(`${a.url}${STATUS_PATH}`, {
         method: 'POST',
         headers: {
