@@ -53,6 +53,22 @@ async function clientFor(scopes: Array<'read' | 'write' | 'admin'>): Promise<{
   };
 }
 
+/** A new party with one replicated consent definition, and an admin client. */
+async function partWithConsent(prefix: string, navn?: string) {
+  const { client: admin } = await clientFor(['admin']);
+  const partKode = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const definisjonGuid = randomUUID();
+  await admin.opprettPart({ partKode });
+  await admin.opprettInnstillingDefinisjon({
+    definisjonMalGuid: SAMTYKKE,
+    definisjonGuid,
+    partKode,
+    navn,
+    replikering: true,
+  });
+  return { admin, partKode, definisjonGuid };
+}
+
 /** A seeded pseudo-random sequence, so a failure can be replayed (MIRROR_SEED). */
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -233,17 +249,10 @@ describe('npm run privacy-mirror', () => {
 
 describe('what the mirror prints', () => {
   it('when it follows a party, then it says so, prints one line per change with the citizen masked, and says when NATS is lost and back', async () => {
-    const { client: admin } = await clientFor(['admin']);
-    const partKode = `print-${randomUUID().slice(0, 8)}`;
-    const definisjonGuid = randomUUID();
-    await admin.opprettPart({ partKode });
-    await admin.opprettInnstillingDefinisjon({
-      definisjonMalGuid: SAMTYKKE,
-      definisjonGuid,
-      partKode,
-      navn: 'Samtykke til utskrift',
-      replikering: true,
-    });
+    const { admin, partKode, definisjonGuid } = await partWithConsent(
+      'print',
+      'Samtykke til utskrift',
+    );
     const { client: reader, clientId: readerId } = await clientFor(['read']);
     await stack.admin('grant', '--client', readerId, '--part', partKode, '--read');
     const lines: string[] = [];
@@ -294,16 +303,7 @@ describe('what the mirror prints', () => {
 
 describe('the command line', () => {
   it('when run with client credentials and --once beside npm start, then it finds privacy-api and NATS, walks, catches up, exits 0 and writes one entry per setting', async () => {
-    const { client: admin } = await clientFor(['admin']);
-    const partKode = `cli-${randomUUID().slice(0, 8)}`;
-    const definisjonGuid = randomUUID();
-    await admin.opprettPart({ partKode });
-    await admin.opprettInnstillingDefinisjon({
-      definisjonMalGuid: SAMTYKKE,
-      definisjonGuid,
-      partKode,
-      replikering: true,
-    });
+    const { admin, partKode, definisjonGuid } = await partWithConsent('cli');
     const innbyggerFnr = syntheticFnr(9001);
     await admin.settInnbyggersPersonvernInnstilling({
       innbyggerFnr,
