@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     nats: () => nats,
     eventStream,
     events: metrics.events,
+    cacheTtlMs: config.PRIVACY_CACHE_TTL_MS,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),
