@@ -1,4 +1,5 @@
 import {
+  checkPrimeSync,
   constants,
   createHash,
   hash,
@@ -37,7 +38,7 @@ import { ReplayTable } from './replay-table';
  * header and claims, no `crit` (no extension is understood), `typ` compared as jose does
  * (case-insensitive, optional `application/` prefix), `alg` on the allow-list, the `jwk` header a
  * public key of the algorithm's type (`use` sig and `alg` equal when present, `key_ops` allowing
- * verify, RSA of at least 2048 bits), and `iat`, `exp`, `nbf` numeric with `exp` and `nbf` honoured.
+ * verify; RSA keys further held to the rules of acceptableRsaKey, below), and `iat`, `exp`, `nbf` numeric with `exp` and `nbf` honoured.
  */
 
 export class ProofError extends Error {
@@ -192,6 +193,54 @@ function checkedJwk(
   return { thumbprint, members };
 }
 
+/** RSA keys a proof may carry: modulus bits (jose's floor; the ceiling bounds the work a proof costs). */
+export const RSA_MODULUS_BITS = { min: 2048, max: 8192 } as const;
+/** The one RSA public exponent accepted: what every library makes (F4), and no weak one (1, 3). */
+export const RSA_PUBLIC_EXPONENT = 65537n;
+
+/**
+ * The product of the odd primes below 752: a modulus sharing a factor with it has a small factor
+ * (NIST SP 800-89 §5.3.3, partial public-key validation of an RSA modulus).
+ */
+const SMALL_PRIMES_PRODUCT = (() => {
+  let product = 1n;
+  for (let candidate = 3; candidate < 752; candidate += 2) {
+    let prime = true;
+    for (let d = 3; d * d <= candidate; d += 2) if (candidate % d === 0) prime = false;
+    if (prime) product *= BigInt(candidate);
+  }
+  return product;
+})();
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
+ * Whether an RSA public key is one a private key can stand behind (partial validation, NIST SP
+ * 800-89 §5.3.3): the exponent 65537, a modulus of 2048-8192 bits that is odd, not a prime and
+ * without small factors. A key with `e` = 1 makes its "signature" the padded hash itself, so anyone
+ * holding a token bound to it could make its proofs; a prime or easily factored modulus gives away
+ * the private exponent alike. node:crypto imports any such key, so the rules are checked here (the
+ * primality test is OpenSSL's, through checkPrimeSync).
+ */
+function acceptableRsaKey(key: KeyObject, modulus: string): boolean {
+  const details = key.asymmetricKeyDetails;
+  const bits = details?.modulusLength ?? 0;
+  if (bits < RSA_MODULUS_BITS.min || bits > RSA_MODULUS_BITS.max) return false;
+  if (details?.publicExponent !== RSA_PUBLIC_EXPONENT) return false;
+  const n = Buffer.from(modulus, 'base64url');
+  if (((n[n.length - 1] as number) & 1) === 0) return false;
+  if (gcd(BigInt(`0x${n.toString('hex')}`), SMALL_PRIMES_PRODUCT) !== 1n) return false;
+  return !checkPrimeSync(n, { checks: 1 });
+}
+
+/**
+ * The proof's key, imported by node:crypto. An EC key's point is checked on its curve by the
+ * import itself (OpenSSL refuses a point that is not on it: "Invalid JWK EC key"); RSA keys are
+ * held to acceptableRsaKey.
+ */
 function importKey(members: Record<string, string>): KeyObject {
   let key: KeyObject;
   try {
@@ -199,8 +248,7 @@ function importKey(members: Record<string, string>): KeyObject {
   } catch {
     throw malformed();
   }
-  // jose refuses RSA keys under 2048 bits; so do we.
-  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+  if (key.asymmetricKeyType === 'rsa' && !acceptableRsaKey(key, members['n'] as string)) {
     throw malformed();
   }
   return key;
