@@ -146,6 +146,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
         method: 'POST',
         url: `${protocol}://${headers.host}${url}`,
         headers,
+        rawHeaders: req.rawHeaders,
       });
     } catch {
       // Express checks again and answers the refusal (nothing of the request was read).
