@@ -9,7 +9,7 @@ import {
 } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ACCEPTED_ALGS } from './errors';
-import { ReplayTable } from './replay-table';
+import { ReplayShares, ReplayTable } from './replay-table';
 
 /**
  * DPoP proofs (RFC 9449 §4.3): `typ` dpop+jwt, an accepted asymmetric algorithm, the public key in
@@ -62,6 +62,21 @@ export class ReplayStoreUnavailableError extends Error {
 }
 
 /**
+ * The proof's key has its share of the replay table in use (see ReplayShares): this key's proofs
+ * are refused for `retryAfterSec`, every other key's still pass.
+ */
+export class ReplayShareExceededError extends Error {
+  override readonly name = 'ReplayShareExceededError';
+
+  constructor(readonly retryAfterSec: number) {
+    super(`this DPoP key has its share of the replay table in use; retry after ${retryAfterSec} s`);
+  }
+}
+
+/** A key's share of the replay table by default: an eighth of what it holds. */
+export const DEFAULT_REPLAY_SHARE = 1 / 8;
+
+/**
  * Proofs' jtis shared by every instance behind a load balancer (PRIVACY_DPOP_REPLAY_STORE=nats):
  * `claim` answers true for the first claim of a key within the proof window, false after.
  */
@@ -79,6 +94,12 @@ export interface DpopOptions {
    * a live entry is never dropped.
    */
   replayCacheBytes?: number;
+  /**
+   * The share of the replay table one DPoP key may use (see ReplayShares). Default 1/8: at 8 MiB,
+   * 45 000 live proofs, 375 a second sustained per key at the default window. 1 (or more): no
+   * share, one key may fill the table.
+   */
+  replayShare?: number;
   /** Bytes for checked proof headers with their imported public keys. Default 2 MiB (about 800 keys). */
   keyCacheBytes?: number;
   /**
@@ -313,6 +334,12 @@ export function createDpopVerifier(options: DpopOptions = {}) {
   // The jtis of accepted proofs, each until its iat leaves the window, bounded in bytes. A full
   // table refuses new proofs rather than forget a live one (which would let its replay through).
   const seen = new ReplayTable(options.replayCacheBytes ?? 8 * 1024 * 1024);
+  // Each key's share of it, so that one client cannot lock every other one out.
+  const share = options.replayShare ?? DEFAULT_REPLAY_SHARE;
+  const shares =
+    share < 1
+      ? new ReplayShares(Math.max(1, Math.floor(seen.capacity * share)), windowMs / 1000)
+      : undefined;
   // Encoded protected header → what checking it gave (algorithm, key thumbprint, imported key).
   // A client signs every proof under the same header bytes, and everything checked about the
   // header follows from those bytes alone, so a header seen before is not decoded, checked and
@@ -385,8 +412,11 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     // acceptable while its iat is within the window, so its jti is remembered as long.
     const digest = hash('sha256', `${input.jkt}:${jti}`, 'buffer');
     const replayKey = ReplayTable.keyOf(digest);
+    const wait = shares?.wait(input.jkt, input.nowMs) ?? 0;
+    if (wait > 0) throw new ReplayShareExceededError(wait);
     const claimed = seen.claim(replayKey, iat * 1000 + windowMs, input.nowMs);
     if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before', true);
+    if (claimed === 'fresh') shares?.count(input.jkt, input.nowMs);
     if (claimed === 'full') {
       throw new ReplayStoreUnavailableError(
         'the DPoP replay cache is full (dpop.replayCacheBytes): proofs are refused until entries expire',

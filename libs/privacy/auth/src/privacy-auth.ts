@@ -10,6 +10,7 @@ import { hasCaller, newCaller, setCaller, type AuthenticatedCaller } from './cal
 import {
   createDpopVerifier,
   ProofError,
+  ReplayShareExceededError,
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
@@ -328,6 +329,21 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           nowMs: now(),
         });
       } catch (err) {
+        if (err instanceof ReplayShareExceededError) {
+          // This key alone is held back (429, its own code, Retry-After); the others go on.
+          log?.warn(
+            { retryAfterSec: err.retryAfterSec },
+            'DPoP proof refused: its key has its share of the replay table in use',
+          );
+          throw new AppError({
+            code: PRIVACY_CODES.replayShareExceeded,
+            status: 429,
+            message: `This DPoP key has sent more proofs than the service keeps for one key; retry after ${err.retryAfterSec} s`,
+            category: 'rate-limit',
+            expose: true,
+            headers: { 'Retry-After': String(err.retryAfterSec) },
+          });
+        }
         if (err instanceof ReplayStoreUnavailableError) {
           // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
           // identity provider's keys being unreachable).
