@@ -5,6 +5,8 @@ const nxPreset = require('@nx/jest/preset').default;
 module.exports = {
   ...nxPreset,
   testEnvironment: 'node',
+  // Refuses a run under a Node major other than .nvmrc's (see there).
+  globalSetup: require.resolve('./jest.global-setup.cjs'),
   // Specs live in test/ only (tools/workspace-checks/test/layout.spec.ts names any left in src/).
   testMatch: ['<rootDir>/test/**/*.spec.ts'],
   transform: {

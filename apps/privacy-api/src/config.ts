@@ -27,6 +27,12 @@ export const privacyApiConfigSchema = z.object({
   PRIVACY_ALLOW_DEBUG: envBool().optional(),
   /** Entries per page of the active-citizens walk. */
   PRIVACY_PAGE_SIZE: envInt({ min: 1, max: 10_000, default: 1000 }),
+  /**
+   * How long definitions and grants are trusted from memory. Changes made anywhere reach every
+   * instance by a NATS announcement at once; this bounds how stale an entry can be when an
+   * announcement is lost (NATS down). 0: read the database every time.
+   */
+  PRIVACY_CACHE_TTL_MS: envInt({ min: 0, max: 3_600_000, default: 5000 }),
   /** Token issuer (`iss`); required in production. */
   PRIVACY_AUTH_ISSUER: z.string().min(1).optional(),
   /** Token audience (`aud`), also the prefix of the scopes. */

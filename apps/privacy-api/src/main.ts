@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     nats: () => nats,
     eventStream,
     events: metrics.events,
+    cacheTtlMs: config.PRIVACY_CACHE_TTL_MS,
     options: {
       basePath: config.PRIVACY_API_BASE_PATH,
       allowSyntheticIds: resolveAllowSyntheticIds(config),
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
     mongodb: () => mongoIsConnected(mongo),
     nats: () => natsIsConnected(nats),
     backlog: () => context.journal.backlog(),
+    ready: async () => (await health.readiness()).ready,
   });
   const metricsPort = config.PRIVACY_API_METRICS_PORT;
   // The status check's fast path in front of the Express app (src/http/status-fast-path.ts).

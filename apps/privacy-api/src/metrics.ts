@@ -1,4 +1,10 @@
-import { AUTH_REFUSAL_REASONS, authRefusalReason, type AuthRefusalReason } from '@nhp/privacy-auth';
+import {
+  AUTH_DEPENDENCIES,
+  AUTH_REFUSAL_REASONS,
+  authRefusalReason,
+  authUnavailableDependency,
+  type AuthRefusalReason,
+} from '@nhp/privacy-auth';
 import { PRIVACY_CODES, SETTING_CHANGED_EVENT_TYPE } from '@nhp/privacy-contracts';
 import { isGrantRefusal } from '@nhp/privacy-domain';
 import type { AppError } from '@nhp/shared-errors';
@@ -10,6 +16,7 @@ import {
   HttpMetrics,
   outboxGauges,
   plainCounter,
+  readinessGauge,
   type OutboxBacklog,
 } from '@nhp/shared-metrics';
 
@@ -24,6 +31,8 @@ export interface PrivacyMetricsSources {
   nats(): boolean;
   /** The journal's backlog (PrivacyContext.journal.backlog). */
   backlog(): Promise<OutboxBacklog>;
+  /** Whether the app is ready now (health.readiness()), for `privacy_api_ready`. */
+  ready?(): Promise<boolean>;
 }
 
 /**
@@ -57,6 +66,12 @@ export function createPrivacyApiMetrics(options: { defaultMetrics?: boolean } = 
       label: 'reason',
       values: AUTH_REFUSAL_REASONS,
     }),
+    authUnavailable: boundedCounter(app, {
+      suffix: 'auth_unavailable_total',
+      help: "Requests answered 500 EPVK-100503 because authentication could not be done now, by dependency: jwks (the identity provider's keys could not be fetched) or dpop_replay_store (the DPoP replay store unreachable or full).",
+      label: 'dependency',
+      values: AUTH_DEPENDENCIES,
+    }),
     settingWrites: boundedCounter(app, {
       suffix: 'setting_writes_total',
       help: 'Settings writes (settinnbyggerspersonverninnstilling) by outcome: endret, ikkeEndret (an exact repeat), refused (a 4xx after authentication).',
@@ -73,10 +88,15 @@ export function createPrivacyApiMetrics(options: { defaultMetrics?: boolean } = 
       label: 'path',
       values: STATUS_CHECK_PATHS,
     }),
-    /** Counts an error answer that refused the caller (called by the error formatter). */
+    /**
+     * Counts an error answer that refused the caller, or that authentication could not be done
+     * for a dependency's outage (called by the error formatter).
+     */
     countRefusal(err: AppError): void {
       const reason = refusalReasonOf(err);
       if (reason) this.authRefusals.inc(reason);
+      const dependency = authUnavailableDependency(err);
+      if (dependency) this.authUnavailable.inc(dependency);
     },
     /** The connection and journal gauges, read when scraped; only the first call counts. */
     watch(sources: PrivacyMetricsSources): void {
@@ -84,6 +104,7 @@ export function createPrivacyApiMetrics(options: { defaultMetrics?: boolean } = 
       watching = true;
       connectionGauges(app, { mongodb: sources.mongodb, nats: sources.nats });
       outboxGauges(app, { read: sources.backlog });
+      if (sources.ready) readinessGauge(app, sources.ready);
     },
   };
 }

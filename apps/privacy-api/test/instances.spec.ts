@@ -9,6 +9,7 @@ import { announceChanges, createGrantRepository, createJournal } from '@nhp/priv
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import {
+  scrapeMetrics,
   startNatsServer,
   useTestInfra,
   withDatabase,
@@ -22,9 +23,9 @@ const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v
 const silent = createLogger({ name: 'instances-test', level: 'silent' });
 let mongoUrl: string;
 
-/** Polls `check` (every 50 ms, up to 5 s) until it is true; false if it never is. */
+/** Polls `check` (every 50 ms, up to 30 s) until it is true; false if it never is. */
 async function eventually(check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600; i++) {
     if (await check()) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -49,6 +50,9 @@ beforeAll(async () => {
     MONGO_URL: mongoUrl,
     NATS_URL: nats.url,
     PRIVACY_DPOP_REPLAY_STORE: 'nats',
+    // Cached definitions and grants outlive the test: only the announcement of a change can make
+    // an instance see it (so the test shows the announcement works without timing anything).
+    PRIVACY_CACHE_TTL_MS: '3600000',
   };
   // One after the other: the first creates the indexes and the built-in data.
   for (let i = 0; i < 2; i++) {
@@ -135,7 +139,7 @@ describe('privacy-api instances behind one load balancer', () => {
     }
   });
 
-  it('when a grant is revoked elsewhere or a definition is made inactive on one instance, then every instance applies it within a second', async () => {
+  it('when a grant is revoked elsewhere or a definition is made inactive on one instance, then every instance applies it before its cache would expire', async () => {
     const [a, b] = apps as [AppProcess, AppProcess];
     const admin = `Bearer ${await trust.issuer.mint({ scopes: ['admin'] })}`;
     const partKode = `INST${Date.now().toString(36).toUpperCase()}`;
@@ -170,20 +174,17 @@ describe('privacy-api instances behind one load balancer', () => {
       await grants.set('reader', partKode, { read: true, write: false }, audit);
       const reader = `Bearer ${await trust.issuer.mint({ clientId: 'reader', scopes: ['read'] })}`;
       const status = { innbyggerFnr: '13116900216', definisjonGuid, partKode };
-      // Both instances have the grant cached now (a fresh entry lives 5 s).
+      // Both instances have the grant cached now (for an hour: PRIVACY_CACHE_TTL_MS above).
       for (const app of [a, b]) {
         expect((await post(app, STATUS_PATH, status, reader)).status).toBe(200);
       }
       await grants.revoke('reader', partKode, audit);
-      const revokedAt = Date.now();
       for (const app of [a, b]) {
         const refused = await eventually(
           async () => (await post(app, STATUS_PATH, status, reader)).status === 400,
         );
         expect(refused).toBe(true);
       }
-      // Well inside the 5 s the cache would have kept the grant (the margin covers a busy machine).
-      expect(Date.now() - revokedAt).toBeLessThan(2500);
       await journal.idle();
 
       // A definition made inactive through one instance: the other refuses new settings at once.
@@ -201,7 +202,6 @@ describe('privacy-api instances behind one load balancer', () => {
           )
         ).status,
       ).toBe(204);
-      const patchedAt = Date.now();
       const inactive = await eventually(async () => {
         const res = await post(b, SET_PATH, { ...set, aktiv: false }, writer);
         return (
@@ -209,7 +209,6 @@ describe('privacy-api instances behind one load balancer', () => {
         );
       });
       expect(inactive).toBe(true);
-      expect(Date.now() - patchedAt).toBeLessThan(2500);
     } finally {
       await nc.close();
       await closeMongo(connection);
@@ -227,6 +226,14 @@ describe('privacy-api instances behind one load balancer', () => {
         code: 'EPVK-100503',
         errorCategory: 'EndpointIsDown',
       });
+      // Counted as an outage of the replay store (the alert rules read it), not as a refusal;
+      // the instance stays ready (readiness depends on MongoDB only).
+      const scrape = await scrapeMetrics(a.url);
+      expect(
+        scrape.value('privacy_api_auth_unavailable_total', { dependency: 'dpop_replay_store' }),
+      ).toBe(1);
+      expect(scrape.value('privacy_api_auth_unavailable_total', { dependency: 'jwks' })).toBe(0);
+      expect(scrape.value('privacy_api_ready')).toBe(1);
       const bearer = await fetch(`${a.url}${STATUS_PATH}`, {
         method: 'POST',
         headers: {

@@ -59,6 +59,8 @@ export interface RefsyncAppDeps {
   identityMaxBytes?: number;
   /** The connection gauges' checks (refsync_api_mongodb_connected, refsync_api_nats_connected). */
   connections?: ConnectionChecks;
+  /** Whether the service is ready now (its health's readiness), for refsync_api_ready. */
+  ready?: () => Promise<boolean>;
   /** false: /metrics is served on REFSYNC_API_METRICS_PORT, not here. Default true. */
   serveMetrics?: boolean;
   /** prom-client's process metrics (default true; tests that build many apps turn them off). */
@@ -127,6 +129,7 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
       storedVersion: () => deps.reader.currentVersion(),
       cache: () => responses.usage(),
       ...deps.connections,
+      ready: deps.ready,
     },
     { defaultMetrics: deps.defaultMetrics },
   );

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
       mongodb: () => mongoIsConnected(connection),
       nats: () => natsIsConnected(nats),
     },
+    ready: async () => (await health.readiness()).ready,
     serveMetrics: config.REFSYNC_API_METRICS_PORT === undefined,
   });
   const version = await app.warmUp();

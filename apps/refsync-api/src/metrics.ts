@@ -2,6 +2,7 @@ import {
   connectionGauges,
   createAppMetrics,
   HttpMetrics,
+  readinessGauge,
   registerScraped,
   type ConnectionChecks,
 } from '@nhp/shared-metrics';
@@ -13,6 +14,8 @@ export interface MetricsSources extends ConnectionChecks {
   /** The committed version in storage, read at scrape time. */
   storedVersion(): Promise<number>;
   cache(): { bytes: number; entries: number; maxBytes: number };
+  /** Whether the service is ready now (refsync_api_ready); without it the gauge is not shown. */
+  ready?(): Promise<boolean>;
 }
 
 /**
@@ -40,6 +43,7 @@ export class RefsyncApiMetrics {
     this.registry = registry;
     this.http = new HttpMetrics(app);
     connectionGauges(app, sources);
+    if (sources.ready) readinessGauge(app, sources.ready);
     const { cache } = this;
     registerScraped(registry, {
       name: app.name('cache_hits_total'),

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { metricsListener } from '@nhp/shared-metrics';
 import { Scrape } from '@nhp/shared-testing';
 import request from 'supertest';
+import { createRefsyncApiHealth } from '../src/readiness';
 import { put, startHarness, tg, TEST_KEY, type Harness } from './support/harness';
 
 let harness: Harness;
@@ -84,6 +85,18 @@ describe('GET /metrics', () => {
     const metrics = await scrape(app);
     expect(metrics.value('refsync_api_data_version')).toBe(served);
     expect(metrics.value('refsync_api_data_version_lag')).toBe(1);
+  });
+
+  it('when the service is ready, then refsync_api_ready is 1; when it is shutting down, then 0', async () => {
+    const health = createRefsyncApiHealth({
+      logger: harness.logs.logger,
+      connection: harness.connection,
+      nats: () => harness.nats,
+    });
+    const app = harness.app({ ready: async () => (await health.readiness()).ready });
+    expect((await scrape(app)).value('refsync_api_ready')).toBe(1);
+    health.markShuttingDown();
+    expect((await scrape(app)).value('refsync_api_ready')).toBe(0);
   });
 
   it('when /metrics moves to a port of its own, then the API port answers 404 for it and the metrics listener serves it', async () => {

@@ -131,6 +131,17 @@ export async function createImporterContext(options: ImporterContextOptions) {
       },
       natsConnected: () => natsIsConnected(nc),
       mongodbConnected: () => mongoIsConnected(conn),
+      // Read at scrape time like the outbox, so every instance shows what any of them did.
+      async lastSuccessAt() {
+        if (!mongoIsConnected(conn)) throw new Error('MongoDB is not connected');
+        return runs.lastSucceededAt();
+      },
+      async lease() {
+        if (!mongoIsConnected(conn)) throw new Error('MongoDB is not connected');
+        return leases.current();
+      },
+      // The clock the lease is judged by (tests inject one).
+      now: options.now ? () => (options.now as () => Date)().getTime() : undefined,
     },
     { defaultMetrics: options.defaultMetrics },
   );

@@ -46,6 +46,7 @@ function reportBody(report: RunReport) {
  */
 export function createProbeApp(options: ProbeAppOptions) {
   const health = createHealth({ checks: options.checks, logger: options.logger });
+  options.metrics.watchReadiness(async () => (await health.readiness()).ready);
   const expected = digest(options.adminToken);
 
   const requireAdmin = (req: Request): void => {

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { createLeaseRepository, createRunRepository } from '@nhp/refsync-data-access';
 import { AppError } from '@nhp/shared-errors';
-import { useTestInfra } from '@nhp/shared-testing';
+import { Scrape, useTestInfra } from '@nhp/shared-testing';
 import {
   readerView,
   rg,
@@ -69,10 +69,21 @@ describe('single leader', () => {
     expect(skipped.error?.message).toContain('dead-instance');
     expect((await a.runs.get(skipped.runId))?.outcome).toBe('skipped');
 
-    // The holder died (never renews): two minutes on, its lease has expired and is free.
+    const overdue = async () =>
+      new Scrape(await a.metrics.registry.metrics()).value(
+        'refsync_importer_lease_overdue_seconds',
+      );
+    expect(await overdue()).toBe(0);
+
+    // The holder died (never renews): two minutes on, its lease has expired and is free, held a
+    // minute past its TTL (the alert rules read that).
     aheadMs = 120_000;
+    expect(await overdue()).toBeGreaterThanOrEqual(60);
+    expect(await overdue()).toBeLessThan(90);
     expect(await a.importer.run({ trigger: 'schedule' })).toMatchObject({ outcome: 'committed' });
     expect(await leases.current()).toMatchObject({ holder: a.instance });
+    // Taken over and released by the run: no longer overdue.
+    expect(await overdue()).toBe(0);
   });
 });
 

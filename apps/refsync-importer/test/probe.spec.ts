@@ -178,6 +178,16 @@ describe('probe server', () => {
     expect(metrics.value('refsync_importer_outbox_oldest_pending_age_seconds')).toBe(0);
     expect(metrics.value('refsync_importer_nats_connected')).toBe(1);
     expect(metrics.value('refsync_importer_mongodb_connected')).toBe(1);
+    expect(metrics.value('refsync_importer_ready')).toBe(1);
+    // The run just committed: the last success is its end, and the lease it took is released.
+    const lastRun = (await ctx.runs.recent(1))[0];
+    expect(metrics.value('refsync_importer_last_success_timestamp_seconds')).toBe(
+      (lastRun?.endedAt?.getTime() ?? 0) / 1000,
+    );
+    expect(metrics.value('refsync_importer_lease_overdue_seconds')).toBe(0);
+    expect(metrics.value('refsync_importer_aborted_runs_total', { reason: 'mass_deletion' })).toBe(
+      0,
+    );
     // The old name is gone (README: renamed metrics).
     expect(metrics.family('refsync_importer_pending_events')).toBeUndefined();
     expect(

@@ -1,5 +1,5 @@
 import { createLogger } from '@nhp/shared-logger';
-import { useTestInfra } from '@nhp/shared-testing';
+import { Scrape, useTestInfra } from '@nhp/shared-testing';
 import {
   ids,
   readerView,
@@ -212,9 +212,23 @@ describe('importer sync (file sources, real MongoDB wire protocol)', () => {
     );
     expect((await readerView(ctx.conn)).treatmentGroup).toHaveLength(10);
 
+    // Counted by reason, so an alert can tell the guard from other aborts.
+    const scrape = async () => new Scrape(await ctx.metrics.registry.metrics());
+    let metrics = await scrape();
+    const aborted = (reason: string) =>
+      metrics.value('refsync_importer_aborted_runs_total', { reason });
+    expect(aborted('mass_deletion')).toBe(1);
+    expect(aborted('invalid_upstream')).toBe(0);
+    expect(metrics.value('refsync_importer_runs_total', { outcome: 'aborted' })).toBe(1);
+
     const forced = await ctx.importer.run({ trigger: 'cli', allowMassDelete: true });
     expect(forced).toMatchObject({ outcome: 'committed', committedVersion: 2 });
     expect((await readerView(ctx.conn)).treatmentGroup).toHaveLength(5);
+    // The last success is the forced run's end (this file's runs share one database).
+    metrics = await scrape();
+    expect(metrics.value('refsync_importer_last_success_timestamp_seconds')).toBe(
+      forced.endedAt.getTime() / 1000,
+    );
   });
 
   it('when the upstream file is empty or cut off, then the data is kept', async () => {

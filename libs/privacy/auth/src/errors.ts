@@ -38,6 +38,34 @@ function withReason(err: AppError, reason: AuthRefusalReason): AppError {
   return err;
 }
 
+/**
+ * What an authentication outage could not reach (a metrics label): the identity provider's keys
+ * (`jwks`) or the DPoP replay store (`dpop_replay_store`: the shared bucket unreachable, or the
+ * local replay table full). An outage is no refusal: the caller's credentials may be fine.
+ */
+export const AUTH_DEPENDENCIES = ['jwks', 'dpop_replay_store'] as const;
+export type AuthDependency = (typeof AUTH_DEPENDENCIES)[number];
+
+const unavailableDependencies = new WeakMap<AppError, AuthDependency>();
+
+/** The dependency whose outage made privacy-auth answer with this error; undefined otherwise. */
+export function authUnavailableDependency(err: unknown): AuthDependency | undefined {
+  return err instanceof AppError ? unavailableDependencies.get(err) : undefined;
+}
+
+/** 500 EPVK-100503: a dependency of authentication cannot be used now (an outage, no verdict). */
+export function authUnavailable(message: string, dependency: AuthDependency): AppError {
+  const err = new AppError({
+    code: PRIVACY_CODES.unavailable,
+    status: 500,
+    message,
+    category: 'unavailable',
+    expose: true,
+  });
+  unavailableDependencies.set(err, dependency);
+  return err;
+}
+
 /** RFC 6750 / RFC 9449 error codes of a WWW-Authenticate challenge. */
 export type ChallengeError =
   'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'insufficient_scope';

@@ -24,8 +24,11 @@ export {
 export { htuOf, type DpopOptions, type SharedReplayStore } from './dpop';
 export {
   ACCEPTED_ALGS,
+  AUTH_DEPENDENCIES,
   AUTH_REFUSAL_REASONS,
   authRefusalReason,
+  authUnavailableDependency,
+  type AuthDependency,
   type AuthRefusalReason,
   type AuthScheme,
 } from './errors';

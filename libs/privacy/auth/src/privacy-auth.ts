@@ -3,8 +3,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { PRIVACY_CODES } from '@nhp/privacy-contracts';
-import { AppError } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
 import { hasCaller, newCaller, setCaller, type AuthenticatedCaller } from './caller';
 import {
@@ -14,7 +12,13 @@ import {
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
-import { ACCEPTED_ALGS, unauthenticated, type AuthRefusalReason, type AuthScheme } from './errors';
+import {
+  ACCEPTED_ALGS,
+  authUnavailable,
+  unauthenticated,
+  type AuthRefusalReason,
+  type AuthScheme,
+} from './errors';
 import { isJwksFetchFailure, keyGetter, type JwksSource } from './key-sources';
 import { jktOf, optionalString, scopesOf } from './token-claims';
 
@@ -232,13 +236,10 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       // The token may well be fine: we could not get the keys to check it. An outage, like an
       // unreachable database, not a verdict on the client's credentials.
       log?.warn({ reason: errorCode(err) }, 'the JWKS could not be fetched');
-      return new AppError({
-        code: PRIVACY_CODES.unavailable,
-        status: 500,
-        message: "The identity provider's signing keys could not be fetched; try again later",
-        category: 'unavailable',
-        expose: true,
-      });
+      return authUnavailable(
+        "The identity provider's signing keys could not be fetched; try again later",
+        'jwks',
+      );
     }
     return unauthenticated('The access token is malformed or its signature is invalid', {
       scheme,
@@ -351,13 +352,10 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
             { reason: err.message },
             'DPoP proof refused: its replay check cannot be made now',
           );
-          throw new AppError({
-            code: PRIVACY_CODES.unavailable,
-            status: 500,
-            message: 'The DPoP proof cannot be checked for replay now; try again later',
-            category: 'unavailable',
-            expose: true,
-          });
+          throw authUnavailable(
+            'The DPoP proof cannot be checked for replay now; try again later',
+            'dpop_replay_store',
+          );
         }
         if (!(err instanceof ProofError)) throw err;
         log?.debug({ reason: err.message }, 'DPoP proof refused');

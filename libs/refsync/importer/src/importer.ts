@@ -276,6 +276,9 @@ export function createImporter(options: ImporterOptions) {
   function observe(report: RunReport): void {
     if (!metrics) return;
     metrics.runs.inc({ outcome: report.outcome });
+    if (report.outcome === 'aborted' && report.error) {
+      metrics.aborted.inc({ reason: report.error.reason });
+    }
     metrics.duration.observe(
       { outcome: report.outcome },
       (report.endedAt.getTime() - report.startedAt.getTime()) / 1000,

@@ -70,8 +70,19 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 function errorWith(err: Error, changes: Map<PropertyKey, unknown>): Error {
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
   for (const key of Reflect.ownKeys(err)) {
-    const descriptor = Object.getOwnPropertyDescriptor(err, key);
-    if (!descriptor) continue;
+    const found = Object.getOwnPropertyDescriptor(err, key);
+    if (!found) continue;
+    // An accessor may read state only the original has (`stack` is one since Node 22): its value
+    // is copied, not the accessor.
+    const descriptor: PropertyDescriptor =
+      found.get || found.set
+        ? {
+            value: Reflect.get(err, key),
+            writable: true,
+            enumerable: !!found.enumerable,
+            configurable: true,
+          }
+        : found;
     Object.defineProperty(
       copy,
       key,

@@ -7,6 +7,7 @@ import {
   eventCounters,
   metricsListener,
   outboxGauges,
+  readinessGauge,
   type OutboxBacklog,
 } from '../src';
 
@@ -28,6 +29,19 @@ describe('connectionGauges', () => {
     expect((await scrape(metrics)).value('test_app_nats_connected')).toBe(0);
     mongo = false;
     expect((await scrape(metrics)).value('test_app_mongodb_connected')).toBe(0);
+  });
+});
+
+describe('readinessGauge', () => {
+  it('when scraped, then it is 1 while the readiness says ready and 0 when it says not ready or fails', async () => {
+    const metrics = metricsOf();
+    let ready: () => Promise<boolean> = async () => true;
+    readinessGauge(metrics, () => ready());
+    expect((await scrape(metrics)).value('test_app_ready')).toBe(1);
+    ready = async () => false;
+    expect((await scrape(metrics)).value('test_app_ready')).toBe(0);
+    ready = () => Promise.reject(new Error('cannot evaluate'));
+    expect((await scrape(metrics)).value('test_app_ready')).toBe(0);
   });
 });
 

@@ -30,16 +30,54 @@ const UNREACHABLE_NAMES = new Set([
  */
 const SOCKET_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ENOTCONN']);
 
+/**
+ * Server error codes that mean the server is going away or is not the primary any more, so the
+ * write never happened there and a retry elsewhere (or later) is the answer: the driver's own
+ * "node is shutting down" and "not writable primary" codes (ShutdownInProgress,
+ * InterruptedAtShutdown, InterruptedDueToReplStateChange, PrimarySteppedDown, NotWritablePrimary,
+ * NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary) and the network ones a server reports
+ * (HostUnreachable, HostNotFound, NetworkTimeout, SocketException). They arrive as a command's
+ * code or as a statement's code among a bulk write's write errors.
+ */
+const UNREACHABLE_CODES = new Set([91, 11600, 11602, 189, 10107, 13435, 13436, 6, 7, 89, 9001]);
+
 function isUnreachable(err: Error): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth++) {
-    if (UNREACHABLE_NAMES.has(e.name)) return true;
-    const labels = (e as { errorLabels?: unknown }).errorLabels;
+  // Breadth-first over what an error carries: its `cause`, a MongoServerError's `errorResponse`
+  // (a MongoBulkWriteError made of a driver error, e.g. a closed connection, keeps that error
+  // only there: its own name is MongoBulkWriteError) and a bulk write's `writeErrors`.
+  const queue: unknown[] = [err];
+  for (let seen = 0; seen < queue.length && seen < 20; seen++) {
+    const e = queue[seen];
+    if (typeof e !== 'object' || e === null) continue;
+    const fields = e as {
+      name?: unknown;
+      message?: unknown;
+      errorLabels?: unknown;
+      code?: unknown;
+      cause?: unknown;
+      errorResponse?: unknown;
+      writeErrors?: unknown;
+    };
+    if (typeof fields.name === 'string' && UNREACHABLE_NAMES.has(fields.name)) return true;
+    const labels = fields.errorLabels;
     if (Array.isArray(labels) && labels.includes('ResetPool')) return true;
-    const code = (e as { code?: unknown }).code;
+    const code = fields.code;
     if (typeof code === 'string' && SOCKET_GONE_CODES.has(code)) return true;
+    if (typeof code === 'number' && UNREACHABLE_CODES.has(code)) return true;
     // mongoose: "Operation `x.find()` buffering timed out after 10000ms" while disconnected.
-    if (e.name === 'MongooseError' && /buffering timed out/.test(e.message)) return true;
-    e = (e as { cause?: unknown }).cause;
+    if (
+      fields.name === 'MongooseError' &&
+      typeof fields.message === 'string' &&
+      /buffering timed out/.test(fields.message)
+    )
+      return true;
+    if (fields.cause !== undefined) queue.push(fields.cause);
+    if (fields.errorResponse instanceof Error) queue.push(fields.errorResponse);
+    // One WriteError or several (MongoBulkWriteError), or a Map of them (client bulk write).
+    const writeErrors = fields.writeErrors;
+    if (Array.isArray(writeErrors)) queue.push(...(writeErrors as unknown[]));
+    else if (writeErrors instanceof Map) queue.push(...(writeErrors.values() as Iterable<unknown>));
+    else if (typeof writeErrors === 'object' && writeErrors !== null) queue.push(writeErrors);
   }
   return false;
 }

@@ -11,6 +11,13 @@ const KEEP_TEXT = 16_000;
 export interface StartAppProcessOptions {
   /** The app's entry point, e.g. `apps/privacy-api/src/main.ts` (relative to the repository root). */
   entry: string;
+  /**
+   * Node's arguments instead of `--import tsx <entry>`, e.g. a built bundle's
+   * `['--enable-source-maps', 'main.js']`; `entry` then only names the process.
+   */
+  nodeArgs?: readonly string[];
+  /** The working directory; default the repository root. */
+  cwd?: string;
   /** The app's own variables. Only PATH is inherited, so a MONGO_URL of the shell never leaks in. */
   env?: Record<string, string>;
   args?: string[];
@@ -76,8 +83,9 @@ export async function startAppProcess(options: StartAppProcessOptions): Promise<
     ...(options.portVariable !== undefined ? { [options.portVariable]: String(port) } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(options.args ?? [])], {
-    cwd: ROOT,
+  const nodeArgs = options.nodeArgs ?? ['--import', 'tsx', entry];
+  const child = spawn(process.execPath, [...nodeArgs, ...(options.args ?? [])], {
+    cwd: options.cwd ?? ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -184,6 +184,23 @@ export function createRunRepository(conn: Connection) {
       return docs.map(toRun);
     },
 
+    /**
+     * When the latest run that committed a version or found nothing to change ended (null before
+     * the first): what "the data is current" rests on, whichever instance ran it. One indexed read
+     * (`outcome_startedAt`).
+     */
+    async lastSucceededAt(): Promise<Date | null> {
+      const doc = await translated(
+        () =>
+          Runs.findOne({ outcome: { $in: ['committed', 'unchanged'] } }, { endedAt: 1 })
+            .sort({ startedAt: -1, _id: -1 })
+            .lean<Pick<ImportRunDocument, '_id' | 'endedAt'>>()
+            .exec(),
+        refsyncStorageError,
+      );
+      return doc?.endedAt ?? null;
+    },
+
     async get(runId: string): Promise<ImportRun | null> {
       const doc = await translated(
         () => Runs.findById(runId).lean<ImportRunDocument>().exec(),

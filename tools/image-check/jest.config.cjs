@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'image-check',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
