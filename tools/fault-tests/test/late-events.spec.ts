@@ -6,10 +6,16 @@
  * acknowledged before the kill must then be relayed (its event published and its entry settled)
  * within 15 s of the kill.
  *
- * Why 15 s: the survivor sweeps the journal every 5 s (PRIVACY_JOURNAL_SWEEP_MS' default), so an
- * entry left by the dead instance waits at most one interval for the next sweep and is relayed
- * within it; three intervals leave room for the sweep running at the kill and for a loaded 2-core
- * machine. Before the fix, one such entry waited 40-58 s (the stale-pointer age, 60 s).
+ * Before the burst, clients send sets of the same citizens at once, as clients that retry or
+ * replay do: the writes that lose such a race are not made. Each had registered its journal
+ * pointer first, and those pointers used to stay until stale (60 s), the oldest in the table; a
+ * sweep read only the oldest 500 pointers, so behind 500 of them the entries the dead instance
+ * left were not swept until the pointers went stale: 40-58 s late (issue 34, item 7).
+ *
+ * Why 15 s: the survivor sweeps the journal every 5 s (the journal's default), so an entry the
+ * dead instance left waits at most one interval for a sweep that relays it; three intervals leave
+ * room for the sweep running at the kill and for a loaded 2-core machine, and stay well under the
+ * 60 s stale age that the old behaviour needed.
  */
 import { MongoClient } from 'mongodb';
 import { syntheticFnr } from '@nhp/privacy-testing';
@@ -36,25 +42,60 @@ describe('when a privacy-api instance is killed with acknowledged changes not ye
     const settings = client.db().collection('privacy_settings');
     const random = seededRandom('privacy-api, late events');
 
+    // The races: 60 citizens, 10 sets of each at once (four citizens at a time); about four
+    // writes lose for every set, each once leaving a pointer to a write that never happened.
+    const racing = Array.from({ length: 60 }, (_, i) => syntheticFnr(69_000 + i));
+    for (let i = 0; i < racing.length; i += 4) {
+      await Promise.all(
+        racing
+          .slice(i, i + 4)
+          .flatMap((fnr) =>
+            Array.from({ length: 10 }, (_, k) =>
+              (k % 2 === 0 ? viaDoomed : viaSurvivor).set(fnr, k % 2 === 0, 10_000),
+            ),
+          ),
+      );
+    }
+    const pointersAfterRaces = await client
+      .db()
+      .collection('privacy_journal_pending')
+      .countDocuments({});
+
     const CITIZENS = 150;
     const SETS = 4;
     const citizens = Array.from({ length: CITIZENS }, (_, i) => syntheticFnr(70_000 + i));
     const killAfter = Math.round(CITIZENS * SETS * (0.2 + random.next() * 0.3));
     let answered = 0;
     let dead = false;
-    let killedAt = 0;
     let killed: Promise<unknown> | undefined;
+    // Entries written before `before` that are still pending: changes not yet relayed.
+    const leftOver = (before: Date) =>
+      settings.countDocuments({
+        definisjonGuid: viaDoomed.definisjonGuid,
+        journal: { $elemMatch: { at: { $lte: before } } },
+      });
+    // From the kill on, beside the burst: how long until nothing acknowledged before it is pending.
+    let watched: Promise<{ atKill: number; left: number; drainedAfterMs: number }> | undefined;
+    const watch = async (killedAt: Date) => {
+      const atKill = await leftOver(killedAt);
+      let left = atKill;
+      while (left > 0 && Date.now() - killedAt.getTime() < RELAYED_WITHIN_MS) {
+        await sleep(200);
+        left = await leftOver(killedAt);
+      }
+      return { atKill, left, drainedAfterMs: Date.now() - killedAt.getTime() };
+    };
     const crash = async () => {
       const natsPid = nats.pid as number;
       process.kill(natsPid, 'SIGSTOP');
       try {
         await sleep(300);
         dead = true;
-        killedAt = Date.now();
         await doomed.kill('SIGKILL');
       } finally {
         process.kill(natsPid, 'SIGCONT');
       }
+      watched = watch(new Date());
     };
     await runSetBurst({
       citizens,
@@ -66,24 +107,14 @@ describe('when a privacy-api instance is killed with acknowledged changes not ye
       },
     });
     await killed;
-    expect(killedAt).toBeGreaterThan(0);
-
-    // Entries written before the kill that are still pending: changes not yet relayed.
-    const leftOver = () =>
-      settings.countDocuments({
-        definisjonGuid: viaDoomed.definisjonGuid,
-        journal: { $elemMatch: { at: { $lte: new Date(killedAt) } } },
-      });
-    let pending = await leftOver();
-    const deadline = killedAt + RELAYED_WITHIN_MS;
-    while (pending > 0 && Date.now() < deadline) {
-      await sleep(250);
-      pending = await leftOver();
-    }
-    const late = pending > 0 ? `${pending} documents still pending\n${lastLines(survivor)}` : '';
+    const outcome = await (watched as NonNullable<typeof watched>);
     process.stdout.write(
-      `privacy-api, late events: killed after ${killAfter} answers; left over at the deadline: ${pending}\n`,
+      `privacy-api, late events: ${pointersAfterRaces} journal pointers left after the races; killed after ${killAfter} answers; ${outcome.atKill} documents pending at the kill, ${outcome.left} still ${(outcome.drainedAfterMs / 1000).toFixed(1)} s after it\n`,
     );
+    // The dead instance certainly left acknowledged changes unpublished (NATS was frozen).
+    expect(outcome.atKill).toBeGreaterThan(0);
+    const late =
+      outcome.left > 0 ? `${outcome.left} documents still pending\n${lastLines(survivor)}` : '';
     expect(late).toBe('');
   });
 });
