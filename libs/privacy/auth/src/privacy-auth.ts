@@ -15,6 +15,7 @@ import {
 import {
   ACCEPTED_ALGS,
   authUnavailable,
+  replayShareExceeded,
   unauthenticated,
   type AuthRefusalReason,
   type AuthScheme,
@@ -336,14 +337,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
             { retryAfterSec: err.retryAfterSec },
             'DPoP proof refused: its key has its share of the replay table in use',
           );
-          throw new AppError({
-            code: PRIVACY_CODES.replayShareExceeded,
-            status: 429,
-            message: `This DPoP key has sent more proofs than the service keeps for one key; retry after ${err.retryAfterSec} s`,
-            category: 'rate-limit',
-            expose: true,
-            headers: { 'Retry-After': String(err.retryAfterSec) },
-          });
+          throw replayShareExceeded(err.retryAfterSec);
         }
         if (err instanceof ReplayStoreUnavailableError) {
           // Refused rather than accepted unchecked: a replay must never pass (503-class, as the

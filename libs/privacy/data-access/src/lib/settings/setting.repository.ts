@@ -130,7 +130,7 @@ function toState(
 
 export interface CreateSettingRepositoryOptions {
   connection: Connection;
-  journal: Pick<Journal, 'register' | 'flushSoon'>;
+  journal: Pick<Journal, 'register' | 'abandon' | 'flushSoon'>;
   /** Default SETTING_HISTORY_LIMIT (tests use a small one). */
   historyLimit?: number;
 }
