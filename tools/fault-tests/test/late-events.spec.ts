@@ -113,8 +113,32 @@ describe('when a privacy-api instance is killed with acknowledged changes not ye
     );
     // The dead instance certainly left acknowledged changes unpublished (NATS was frozen).
     expect(outcome.atKill).toBeGreaterThan(0);
-    const late =
-      outcome.left > 0 ? `${outcome.left} documents still pending\n${lastLines(survivor)}` : '';
+    let late = '';
+    if (outcome.left > 0) {
+      // What is left, for the message: each entry with whether its pointer is still there, and
+      // when (if within a minute) the last of them was relayed after all.
+      const killedAt = new Date(Date.now() - outcome.drainedAfterMs);
+      const docs = await settings
+        .find({
+          definisjonGuid: viaDoomed.definisjonGuid,
+          journal: { $elemMatch: { at: { $lte: killedAt } } },
+        })
+        .toArray();
+      const pointers = client.db().collection('privacy_journal_pending');
+      const entries: string[] = [];
+      for (const doc of docs) {
+        for (const e of doc['journal'] as Array<{ id: string; at: Date }>) {
+          const pointer = await pointers.findOne({ _id: e.id as never });
+          entries.push(
+            `${e.id} at ${e.at.toISOString()} pointer ${pointer ? 'present' : 'MISSING'}`,
+          );
+        }
+      }
+      const started = Date.now();
+      while ((await leftOver(killedAt)) > 0 && Date.now() - started < 60_000) await sleep(500);
+      const drained = (await leftOver(killedAt)) === 0;
+      late = `${outcome.left} documents still pending at ${RELAYED_WITHIN_MS / 1000} s (kill at ${killedAt.toISOString()}): ${entries.join('; ')}; ${drained ? `all relayed ${((Date.now() - killedAt.getTime()) / 1000).toFixed(1)} s after the kill` : 'still pending a minute later'}\n${lastLines(survivor)}`;
+    }
     expect(late).toBe('');
   });
 });
