@@ -62,10 +62,30 @@ export const apps: AppSpec[] = [
   },
 ];
 
+export const privacyApiApp = apps[0] as AppSpec;
+
+/** The summary's line on the apps' log level. */
+export const appLogLevelNote = () =>
+  process.env['LOG_LEVEL']
+    ? `${process.env['LOG_LEVEL']} (LOG_LEVEL)`
+    : stackOptions.verbose
+      ? 'info (--verbose)'
+      : 'warn (npm start -- --verbose: info)';
+
 /** The port an app listens on: its variable as set, else its default. */
 export const portOf = (app: AppSpec) => Number(process.env[app.portVariable] ?? app.defaultPort);
 
 export const say = (line: string) => process.stdout.write(`\x1b[1m[dev-stack]\x1b[0m ${line}\n`);
+
+/** `--verbose`: the apps log at `info` (LOG_LEVEL, when set, wins either way). */
+export const stackOptions = { verbose: false };
+
+/**
+ * The apps' log level: `warn` unless asked, so that the summary is not buried under every app's
+ * start-up lines, and what is shown later (a warning, an error) stands out.
+ */
+export const appLogLevel = () =>
+  process.env['LOG_LEVEL'] ?? (stackOptions.verbose ? 'info' : 'warn');
 
 /**
  * Where the apps' traces go, or how to see them: the apps inherit this shell's OTEL_* variables,
@@ -118,11 +138,16 @@ export function spawnApp(
       TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
       NODE_ENV: process.env['NODE_ENV'] ?? 'development',
       LOG_PRETTY: process.env['LOG_PRETTY'] ?? 'true',
+      LOG_LEVEL: appLogLevel(),
       ...app.env,
       ...env,
       [app.portVariable]: String(port),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: Ctrl-C in the terminal reaches the stack only, which stops
+    // each app once with SIGTERM. In the terminal's group every app would get the SIGINT as well
+    // as the stack's SIGTERM, and say for each that its shutdown was already in progress.
+    detached: true,
   });
   const prefix = `\x1b[${app.color}m[${label}]\x1b[0m`;
   pipeWithPrefix(child.stdout, prefix, process.stdout);

@@ -13,11 +13,14 @@
 import { type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeDevStack, writeDevStack } from '@nhp/shared-config';
 import { startNatsCluster, type NatsCluster } from '@nhp/shared-testing';
 import {
+  appLogLevelNote,
   apps,
   dataDir,
   portOf,
+  privacyApiApp,
   devIssuerApp,
   startPrivacyIssuer,
   say,
@@ -70,6 +73,7 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
     if (stopping) return;
     stopping = true;
     say('stopping…');
+    await removeDevStack(dataDir);
     await Promise.all(instances.map((i) => stopChild(i.child, 15_000)));
     if (issuer.child) await stopChild(issuer.child, 15_000);
     await mongo.stop();
@@ -77,8 +81,9 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
     say('stopped');
     process.exit(code);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => void stopAll(0));
+  }
 
   // The instances of privacy-api trust the development issuer as npm start's does.
   const privacyIssuer = await startPrivacyIssuer((code, signal) => {
@@ -142,6 +147,12 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
           `  NATS ${n.name}           ${n.url}  monitoring http://127.0.0.1:${n.monitorPort}  (pid ${n.pid})`,
       )
     : [`  NATS              ${natsUrl}`];
+  const stackFile = await writeDevStack(dataDir, {
+    mongoUrl: mongo.url,
+    natsUrl,
+    privacyApiUrl: `http://localhost:${portOf(privacyApiApp)}`,
+    privacyAuthIssuer: privacyIssuer.env['PRIVACY_AUTH_ISSUER'],
+  });
   say(
     [
       'highly available stack is up (Ctrl-C stops everything):',
@@ -150,7 +161,9 @@ export async function startHaStack(startedInfra: Array<() => Promise<void>>): Pr
       `  MongoDB           ${mongo.url}  (one server: no replica set locally)`,
       ...nats,
       `  streams and the DPoP bucket have ${common['NATS_STREAM_REPLICAS']} replicas; no load balancer: each instance answers on its own port`,
+      `  tools             npm run privacy-admin, privacy-mirror, privacy-token use this stack (${stackFile})`,
       tracingHint(),
+      `  logs              the apps log at ${appLogLevelNote()}`,
     ].join('\n'),
   );
 }

@@ -6,23 +6,33 @@
  * - The development OpenID provider (tools/privacy-dev-issuer) on http://localhost:3004, which
  *   privacy-api trusts through its JWKS URL, unless PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_* are
  *   set. It signs with the development key (.data/), as `npm run privacy-token` does.
- * Ctrl-C (or SIGTERM) stops the apps first, then the infrastructure, and leaves no child behind.
+ * Ctrl-C (or SIGTERM, SIGHUP) stops the apps first, then the infrastructure, and leaves no child
+ * behind.
+ *
+ * The apps log at `warn` (`--verbose`: `info`), and the summary comes last. Once the stack is up,
+ * `<DEV_DATA_DIR>/dev-stack.json` says where its MongoDB, NATS and privacy-api are, so the
+ * operators' tools (privacy-admin, privacy-mirror, privacy-token) find them without the user
+ * copying URLs (libs/shared/config, dev-stack-file.ts); it is removed on stop.
  *
  * `npm start -- --ha`: the highly available topology instead (src/ha.ts).
  */
 import { type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeDevStack, writeDevStack } from '@nhp/shared-config';
 import { startNatsServer, type NatsServerProcess } from '@nhp/shared-testing';
 import {
+  appLogLevelNote,
   apps,
   dataDir,
   devIssuerApp,
   portOf,
+  privacyApiApp,
   say,
   tracingHint,
   seedPrivacySampleData,
   spawnApp,
+  stackOptions,
   startMongo,
   startPrivacyIssuer,
   stopChild,
@@ -31,7 +41,9 @@ import {
 } from './common';
 import { startHaStack } from './ha';
 
-const USAGE = 'usage: npm start [-- --ha]';
+const USAGE = `usage: npm start [-- [--ha] [--verbose]]
+  --ha        the highly available topology (README, "Running highly available")
+  --verbose   the apps log at info (default warn; LOG_LEVEL, when set, wins)`;
 
 /** What main() has started so far, stopped in reverse if start-up fails half way. */
 const startedInfra: Array<() => Promise<void>> = [];
@@ -42,7 +54,7 @@ async function main(): Promise<void> {
   let nats: NatsServerProcess | undefined;
   let natsUrl = process.env['NATS_URL'];
   if (!natsUrl) {
-    nats = await startNatsServer({ storeDir: join(dataDir, 'nats') });
+    nats = await startNatsServer({ storeDir: join(dataDir, 'nats'), detached: true });
     startedInfra.push(() => (nats ? nats.dispose() : Promise.resolve()));
     natsUrl = nats.url;
     say(`nats-server (JetStream, store ${join(dataDir, 'nats')}) on ${natsUrl}`);
@@ -62,6 +74,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping…');
+    await removeDevStack(dataDir);
     await Promise.all([...children.values()].map((c) => stopChild(c, 15_000)));
     if (issuer.child) await stopChild(issuer.child, 15_000);
     await mongo.stop();
@@ -69,8 +82,9 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(code);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => void stopAll(0));
+  }
 
   const privacyIssuer = await startPrivacyIssuer((code, signal) => {
     if (stopping) return;
@@ -106,16 +120,31 @@ async function main(): Promise<void> {
     if (name === 'privacy-api' && healthy) await seedPrivacySampleData(mongoUrl);
   }
   if (privacyIssuer.summaryLine) summary.push(privacyIssuer.summaryLine);
+  const stackFile = await writeDevStack(dataDir, {
+    mongoUrl,
+    natsUrl,
+    privacyApiUrl: `http://localhost:${portOf(privacyApiApp)}`,
+    privacyAuthIssuer: privacyIssuer.env['PRIVACY_AUTH_ISSUER'],
+  });
   say(
-    `stack is up (Ctrl-C stops everything):\n${summary.join('\n')}\n  MongoDB           ${mongoUrl}\n  NATS              ${natsUrl}\n${tracingHint()}`,
+    [
+      'stack is up (Ctrl-C stops everything):',
+      ...summary,
+      `  MongoDB           ${mongoUrl}`,
+      `  NATS              ${natsUrl}`,
+      `  tools             npm run privacy-admin, privacy-mirror, privacy-token use this stack (${stackFile})`,
+      tracingHint(),
+      `  logs              the apps log at ${appLogLevelNote()}`,
+    ].join('\n'),
   );
 }
 
 const args = process.argv.slice(2);
-if (args.some((arg) => arg !== '--ha')) {
+if (args.some((arg) => arg !== '--ha' && arg !== '--verbose')) {
   process.stderr.write(`${USAGE}\n`);
   process.exit(2);
 }
+stackOptions.verbose = args.includes('--verbose');
 
 (args.includes('--ha') ? startHaStack(startedInfra) : main()).catch((err: unknown) => {
   process.stderr.write(

@@ -1,6 +1,5 @@
 import { userInfo } from 'node:os';
 import {
-  announceChanges,
   createDefinitionRepository,
   createGrantRepository,
   createJournal,
@@ -8,8 +7,10 @@ import {
 } from '@nhp/privacy-data-access';
 import type { Caller } from '@nhp/privacy-contracts';
 import { auditOf } from '@nhp/privacy-domain';
+import { devStackUrl } from '@nhp/shared-config';
 import { createLogger } from '@nhp/shared-logger';
 import { drainNats, tryConnectNats } from '@nhp/shared-messaging';
+import { createAnnouncer } from './announcer';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import {
   CommandError,
@@ -30,7 +31,9 @@ export function usage(commands: readonly AdminCommand[] = COMMANDS): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: npm run privacy-admin -- <command> [options]
 
-Administers privacy-api's data in the MongoDB at MONGO_URL (default ${DEFAULT_MONGO_URL}).
+Administers privacy-api's data in the MongoDB at MONGO_URL and announces changed grants to
+running privacy-api instances on NATS_URL. Without them it uses the MongoDB and NATS of the
+running \`npm start\` (.data/dev-stack.json), else ${DEFAULT_MONGO_URL} and ${DEFAULT_NATS_URL}.
 Every change is written with its audit record.
 
 Commands:
@@ -48,21 +51,19 @@ function actorId(): string {
   }
 }
 
-async function openStore(io: Io): Promise<AdminStore & { close(): Promise<void> }> {
+async function openStore(
+  io: Io,
+): Promise<AdminStore & { close(): Promise<void>; warnings(): Promise<string[]> }> {
   const logger = createLogger({ name: 'privacy-admin', level: 'error', pretty: false });
-  const connection = await connectMongo({
-    uri: io.env['MONGO_URL'] || DEFAULT_MONGO_URL,
-    logger,
-    appName: 'privacy-admin',
-  });
+  const mongoUrl = devStackUrl('mongo', DEFAULT_MONGO_URL, io.env);
+  const connection = await connectMongo({ uri: mongoUrl.url, logger, appName: 'privacy-admin' });
   const journal = createJournal({ connection, logger });
   // NATS, when reachable, carries the announcement of a changed grant or definition, so that
   // every running privacy-api instance drops its cached copy at once; without it they see the
-  // change within their cache's time-to-live (5 s).
-  const nats = await tryConnectNats({
-    servers: io.env['NATS_URL'] || DEFAULT_NATS_URL,
-    name: 'privacy-admin',
-  });
+  // change within their cache's time-to-live, and the announcer says so.
+  const natsUrl = devStackUrl('nats', DEFAULT_NATS_URL, io.env);
+  const nats = await tryConnectNats({ servers: natsUrl.url, name: 'privacy-admin' });
+  const announcer = createAnnouncer(nats, natsUrl);
   const repositoryOptions = { connection, journal, cacheTtlMs: 0 };
   const caller: Caller = { clientId: undefined, isAdmin: true, operator: actorId() };
   return {
@@ -71,14 +72,15 @@ async function openStore(io: Io): Promise<AdminStore & { close(): Promise<void> 
     parts: createPartRepository(repositoryOptions),
     definitions: createDefinitionRepository({
       ...repositoryOptions,
-      onChanged: announceChanges(() => nats, 'definition', logger),
+      onChanged: announcer.onChanged('definition'),
     }),
     grants: createGrantRepository({
       ...repositoryOptions,
-      onChanged: announceChanges(() => nats, 'grant', logger),
+      onChanged: announcer.onChanged('grant'),
     }),
     caller,
     audit: auditOf(caller),
+    warnings: () => announcer.warnings(),
     async close() {
       // The audit records of this run's writes are relayed before the connection closes.
       await journal.idle();
@@ -114,7 +116,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   const store = await openStore(io);
   try {
-    return await command.run(args, store, io);
+    const code = await command.run(args, store, io);
+    for (const line of await store.warnings()) io.err(`privacy-admin ${command.name}: ${line}\n`);
+    return code;
   } catch (err) {
     if (!(err instanceof CommandError)) throw err;
     io.err(`privacy-admin ${command.name}: ${err.message}\n`);

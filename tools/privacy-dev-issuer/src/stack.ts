@@ -31,7 +31,7 @@ export interface PrivacyStack {
   dataDir: string;
   /** Registers a client with the running issuer (public key in its clients file). */
   register(client: NewClient): Promise<RegisteredClient>;
-  /** `npm run privacy-admin -- <args>` against the stack's database. */
+  /** `npm run privacy-admin -- <args>` against the stack's database and NATS. */
   admin(...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
@@ -87,7 +87,7 @@ export async function startPrivacyStack(
       apiUrl: api.url,
       dataDir,
       register: (client) => registerClient(dataDir, client),
-      admin: (...args) => runAdmin(mongoUrl, args),
+      admin: (...args) => runAdmin(mongoUrl, nats.url, args),
       async stop() {
         await Promise.all(started.map((p) => p.stop()));
         await Promise.all([nats.dispose(), mongo.dispose()]);
@@ -102,7 +102,7 @@ export async function startPrivacyStack(
   }
 }
 
-function runAdmin(mongoUrl: string, args: string[]): Promise<string> {
+function runAdmin(mongoUrl: string, natsUrl: string, args: string[]): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
@@ -113,6 +113,8 @@ function runAdmin(mongoUrl: string, args: string[]): Promise<string> {
           PATH: process.env['PATH'] ?? '',
           TSX_TSCONFIG_PATH: resolve(ROOT, 'tsconfig.base.json'),
           MONGO_URL: mongoUrl,
+          // privacy-api hears of the change at once, as it would from an operator's run.
+          NATS_URL: natsUrl,
           LOG_LEVEL: 'warn',
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,21 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createPrivacyClient, PrivacyApiError, type PrivacyClientAuth } from '@nhp/privacy-client';
+import { devStackFilePath, readDevStack } from '@nhp/shared-config';
 import type { JWK } from 'jose';
 import { runPrivacyMirror } from './mirror';
 import { JsonFileMirrorStore } from './store';
 
-const USAGE = `Usage: npm run privacy-mirror -- --api URL --nats URL --part KODE --store FILE
+const USAGE = `Usage: npm run privacy-mirror -- [--api URL] [--nats URL] --part KODE --store FILE
                               [--once] [--consumer NAME]
                               (--issuer URL --client-id ID --key JWK_FILE | PRIVACY_CLIENT_TOKEN=...)
 
 Keeps a local copy of one party's privacy settings current: the first run walks the active
 citizens of every definition the client may read, with a durable JetStream consumer on
 privacy.events.setting-changed.<KODE> made before the walk; then it applies the events. Later
-runs resume from the consumer's position. Prints what changed (never an identity number).
+runs resume from the consumer's position. Prints a line per change (the citizen masked, as in
+the logs), when it follows the events, and when NATS is lost and back.
 
-  --api URL          privacy-api, e.g. http://localhost:3001
-  --nats URL         NATS, e.g. nats://127.0.0.1:4222 (comma-separated for a cluster)
+  --api URL          privacy-api, e.g. http://localhost:3001 (default: the running npm start's)
+  --nats URL         NATS, e.g. nats://127.0.0.1:4222, comma-separated for a cluster (default:
+                     the running npm start's, from .data/dev-stack.json)
   --part KODE        the party whose settings to copy
   --store FILE       the copy, a JSON file (created on the first run)
   --once             walk if needed, catch up with every waiting event, exit
@@ -56,8 +59,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const problems: string[] = [];
-  if (!values.api || !URL.canParse(values.api)) problems.push('--api must be an absolute URL');
-  if (!values.nats) problems.push('--nats is required');
+  // Without --api / --nats: the running npm start's privacy-api and NATS.
+  const stack = readDevStack();
+  const fromStack = [
+    !values.api && stack?.privacyApiUrl && `privacy-api ${stack.privacyApiUrl}`,
+    !values.nats && stack && `NATS ${stack.natsUrl}`,
+  ].filter(Boolean);
+  values.api ??= stack?.privacyApiUrl;
+  values.nats ??= stack?.natsUrl;
+  if (!values.api) problems.push('--api is required (no npm start is running)');
+  else if (!URL.canParse(values.api)) problems.push('--api must be an absolute URL');
+  if (!values.nats) problems.push('--nats is required (no npm start is running)');
   if (!values.part) problems.push('--part is required');
   if (!values.store) problems.push('--store is required');
   const token = process.env['PRIVACY_CLIENT_TOKEN'];
@@ -94,6 +106,9 @@ async function main(argv: string[]): Promise<number> {
     auth = { accessToken: () => token as string };
   }
 
+  if (fromStack.length > 0) {
+    process.stdout.write(`using npm start's ${fromStack.join(' and ')} (${devStackFilePath()})\n`);
+  }
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);

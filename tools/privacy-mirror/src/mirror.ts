@@ -13,6 +13,7 @@ import {
   settingChangedSubject,
   type SettingChangedEventData,
 } from '@nhp/privacy-contracts';
+import { REDACTED } from '@nhp/shared-logger';
 import { MIRROR_FORMAT, type MirrorEntry, type MirrorState, type MirrorStore } from './store';
 
 export interface PrivacyMirrorOptions {
@@ -33,8 +34,13 @@ export interface PrivacyMirrorOptions {
   batchSize?: number;
   /** Seconds before an event fetched but not acknowledged is delivered again. Default 30. */
   ackWaitSec?: number;
-  /** What changed, a line at a time (no identity numbers). */
+  /**
+   * What happens, a line at a time: each change applied (the citizen masked as the logs mask an
+   * identity number), when it follows the events, when NATS is lost and when it is back.
+   */
   report?: (line: string) => void;
+  /** How long to wait for NATS at start before saying that it waits. Default 2000. */
+  natsWaitNoticeMs?: number;
 }
 
 export interface MirrorRunSummary {
@@ -79,13 +85,19 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
     activeSettings: 0,
   };
 
+  // With waitOnFirstConnect the client waits for a NATS that is not there yet: say so.
+  const waiting = setTimeout(
+    () => report(`waiting for NATS at ${options.nats}…`),
+    options.natsWaitNoticeMs ?? 2000,
+  );
   const nc: NatsConnection = await connect({
     servers: options.nats.split(',').map((s) => s.trim()),
     name: `privacy-mirror ${partKode}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
-  });
+  }).finally(() => clearTimeout(waiting));
+  void reportNatsStatus(nc, report);
   try {
     const jsm = await jetstreamManager(nc);
     let state = await store.load();
@@ -128,6 +140,7 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
       state.settings.map((e) => [keyOf(e.definisjonGuid, e.innbyggerFnr), e]),
     );
     const followed = new Set(state.definitions.map((d) => d.definisjonGuid));
+    const definitionNames = new Map(state.definitions.map((d) => [d.definisjonGuid, d.navn]));
     const current = state;
 
     async function apply(event: SettingChangedEventData): Promise<void> {
@@ -171,6 +184,7 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
       summary.applied += 1;
       if (next.aktiv) summary.activated += 1;
       else summary.deactivated += 1;
+      report(describeChange(next, definitionNames.get(next.definisjonGuid)));
     }
 
     async function save(streamSequence: number): Promise<void> {
@@ -180,6 +194,11 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
     }
 
     const js = jetstream(nc);
+    report(
+      options.once
+        ? `catching up with ${subject} (consumer ${consumerName}, after stream sequence ${current.streamSequence})`
+        : `following ${subject} (consumer ${consumerName}, after stream sequence ${current.streamSequence}); Ctrl-C stops`,
+    );
     while (!options.signal?.aborted) {
       const batch: JsMsg[] = [];
       try {
@@ -198,7 +217,7 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
         continue;
       }
       if (batch.length === 0) continue;
-      const before = { ...summary };
+      const ignoredBefore = summary.ignored;
       let lastSeq = 0;
       for (const m of batch) {
         lastSeq = Math.max(lastSeq, m.seq);
@@ -214,15 +233,38 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
       await save(lastSeq);
       for (const m of batch) m.ack();
       await nc.flush().catch(() => undefined);
-      report(
-        `${batch.length} events: ${summary.activated - before.activated} settings now active, ${summary.deactivated - before.deactivated} now inactive, ${summary.gapsFetched - before.gapsFetched} gaps fetched, ${summary.ignored - before.ignored} older ignored (stream sequence ${current.streamSequence})`,
-      );
+      const ignored = summary.ignored - ignoredBefore;
+      if (ignored > 0) {
+        report(
+          `${ignored} of ${batch.length} events ignored: older than the copy, or of a definition it does not follow`,
+        );
+      }
     }
     summary.activeSettings = [...settings.values()].filter((e) => e.aktiv).length;
     report(`copy of ${partKode}: ${summary.activeSettings} active settings of ${settings.size}`);
     return summary;
   } finally {
     await nc.drain().catch(() => undefined);
+  }
+}
+
+/** One applied change, as the mirror prints it: never the identity number itself. */
+export function describeChange(entry: MirrorEntry, navn?: string | null): string {
+  const definition = navn ? `${entry.definisjonGuid} (${navn})` : entry.definisjonGuid;
+  return `changed: innbyggerFnr ${REDACTED}, definisjon ${definition}, aktiv ${entry.aktiv}, sekvensnummer ${entry.sekvensnummer}`;
+}
+
+/** Says when NATS goes away and when it is back (the client reconnects by itself). */
+async function reportNatsStatus(nc: NatsConnection, report: (line: string) => void): Promise<void> {
+  let lost = false;
+  for await (const status of nc.status()) {
+    if (status.type === 'disconnect' && !lost) {
+      lost = true;
+      report(`NATS lost (${status.server}): waiting for it; changes wait in the stream meanwhile`);
+    } else if (status.type === 'reconnect' && lost) {
+      lost = false;
+      report(`NATS is back (${status.server}): following again`);
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -15,6 +15,7 @@ import { createPrivacyClient, type PrivacyClient } from '@nhp/privacy-client';
 import { PRIVACY_EVENTS_STREAM, settingChangedSubject } from '@nhp/privacy-contracts';
 import { startPrivacyStack, type PrivacyStack } from '@nhp/privacy-dev-issuer';
 import { syntheticFnr } from '@nhp/privacy-testing';
+import { writeDevStack } from '@nhp/shared-config';
 import { waitFor } from '@nhp/shared-testing';
 import { JsonFileMirrorStore, runPrivacyMirror, type MirrorRunSummary } from '../src';
 
@@ -50,6 +51,22 @@ async function clientFor(scopes: Array<'read' | 'write' | 'admin'>): Promise<{
       auth: { issuer: stack.issuerUrl, clientId, privateKey: privateJwk, scopes },
     }),
   };
+}
+
+/** A new party with one replicated consent definition, and an admin client. */
+async function partWithConsent(prefix: string, navn?: string) {
+  const { client: admin } = await clientFor(['admin']);
+  const partKode = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const definisjonGuid = randomUUID();
+  await admin.opprettPart({ partKode });
+  await admin.opprettInnstillingDefinisjon({
+    definisjonMalGuid: SAMTYKKE,
+    definisjonGuid,
+    partKode,
+    navn,
+    replikering: true,
+  });
+  return { admin, partKode, definisjonGuid };
 }
 
 /** A seeded pseudo-random sequence, so a failure can be replayed (MIRROR_SEED). */
@@ -230,18 +247,63 @@ describe('npm run privacy-mirror', () => {
   }, 120_000);
 });
 
-describe('the command line', () => {
-  it('when run with client credentials and --once, then it walks, catches up, exits 0 and writes one entry per setting', async () => {
-    const { client: admin } = await clientFor(['admin']);
-    const partKode = `cli-${randomUUID().slice(0, 8)}`;
-    const definisjonGuid = randomUUID();
-    await admin.opprettPart({ partKode });
-    await admin.opprettInnstillingDefinisjon({
-      definisjonMalGuid: SAMTYKKE,
-      definisjonGuid,
+describe('what the mirror prints', () => {
+  it('when it follows a party, then it says so, prints one line per change with the citizen masked, and says when NATS is lost and back', async () => {
+    const { admin, partKode, definisjonGuid } = await partWithConsent(
+      'print',
+      'Samtykke til utskrift',
+    );
+    const { client: reader, clientId: readerId } = await clientFor(['read']);
+    await stack.admin('grant', '--client', readerId, '--part', partKode, '--read');
+    const lines: string[] = [];
+    const seen = (pattern: RegExp) => () => lines.some((l) => pattern.test(l));
+    const controller = new AbortController();
+    const running = runPrivacyMirror({
+      client: reader,
+      api: stack.apiUrl,
+      nats: stack.nats.url,
       partKode,
-      replikering: true,
+      store: new JsonFileMirrorStore(join(dir, `${partKode}.json`)),
+      signal: controller.signal,
+      report: (line) => lines.push(line),
     });
+    try {
+      await waitFor('following', seen(/^following privacy\.events\.setting-changed\./), {
+        timeoutMs: 30_000,
+      });
+      const innbyggerFnr = syntheticFnr(7001);
+      const set = (aktiv: boolean) =>
+        admin.settInnbyggersPersonvernInnstilling({
+          innbyggerFnr,
+          definisjonGuid,
+          partKode,
+          aktiv,
+        });
+      await set(true);
+      await waitFor('the first change', seen(/sekvensnummer 1$/), { timeoutMs: 30_000 });
+
+      await stack.nats.stop();
+      await waitFor('NATS lost', seen(/^NATS lost/), { timeoutMs: 30_000 });
+      await stack.nats.restart();
+      await waitFor('NATS back', seen(/^NATS is back/), { timeoutMs: 30_000 });
+      await set(false);
+      await waitFor('the second change', seen(/sekvensnummer 2$/), { timeoutMs: 30_000 });
+    } finally {
+      controller.abort();
+      await running;
+    }
+    const changes = lines.filter((l) => l.startsWith('changed:'));
+    expect(changes).toEqual([
+      `changed: innbyggerFnr [Redacted], definisjon ${definisjonGuid} (Samtykke til utskrift), aktiv true, sekvensnummer 1`,
+      `changed: innbyggerFnr [Redacted], definisjon ${definisjonGuid} (Samtykke til utskrift), aktiv false, sekvensnummer 2`,
+    ]);
+    expect(lines.join('\n')).not.toContain(syntheticFnr(7001));
+  }, 120_000);
+});
+
+describe('the command line', () => {
+  it('when run with client credentials and --once beside npm start, then it finds privacy-api and NATS, walks, catches up, exits 0 and writes one entry per setting', async () => {
+    const { admin, partKode, definisjonGuid } = await partWithConsent('cli');
     const innbyggerFnr = syntheticFnr(9001);
     await admin.settInnbyggersPersonvernInnstilling({
       innbyggerFnr,
@@ -256,25 +318,37 @@ describe('the command line', () => {
     await stack.admin('grant', '--client', clientId, '--part', partKode, '--read');
     const storeFile = join(dir, `${clientId}.json`);
 
-    const result = await runCli([
-      '--api',
-      stack.apiUrl,
-      '--nats',
-      stack.nats.url,
-      '--part',
-      partKode,
-      '--store',
-      storeFile,
-      '--once',
-      '--issuer',
-      stack.issuerUrl,
-      '--client-id',
-      clientId,
-      '--key',
-      keyFile,
-    ]);
+    // No --api or --nats: those of the running npm start, which says where they are.
+    const stackDir = join(dir, `${clientId}-stack`);
+    await mkdir(stackDir);
+    await writeDevStack(stackDir, {
+      mongoUrl: stack.mongoUrl,
+      natsUrl: stack.nats.url,
+      privacyApiUrl: stack.apiUrl,
+    });
+
+    const result = await runCli(
+      [
+        '--part',
+        partKode,
+        '--store',
+        storeFile,
+        '--once',
+        '--issuer',
+        stack.issuerUrl,
+        '--client-id',
+        clientId,
+        '--key',
+        keyFile,
+      ],
+      { DEV_DATA_DIR: stackDir },
+    );
     expect(result.code).toBe(0);
+    expect(result.output).toContain(
+      `using npm start's privacy-api ${stack.apiUrl} and NATS ${stack.nats.url}`,
+    );
     expect(result.output).toMatch(/walked .*: 1 active/);
+    expect(result.output).toMatch(/^catching up with privacy\.events\.setting-changed\./m);
     expect(result.output).not.toContain(innbyggerFnr);
     const copy = JSON.parse(await readFile(storeFile, 'utf8')) as { settings: unknown[] };
     expect(copy.settings).toEqual([
@@ -298,7 +372,10 @@ describe('the command line', () => {
   });
 });
 
-function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   const root = resolve(__dirname, '../../..');
   return new Promise((done) => {
     const child = spawn(
@@ -309,6 +386,7 @@ function runCli(args: string[]): Promise<{ code: number | null; output: string }
         env: {
           PATH: process.env['PATH'] ?? '',
           TSX_TSCONFIG_PATH: resolve(root, 'tsconfig.base.json'),
+          ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -1,10 +1,20 @@
-import { defaultDevDataDir, ensureDevKey } from '@nhp/privacy-auth';
+import { defaultDevDataDir, ensureDevKey, type DevKey } from '@nhp/privacy-auth';
+import { readDevStack } from '@nhp/shared-config';
 import { mint, parseCli, USAGE, UsageError } from './token';
 
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The running \`npm start\` may run its development issuer on another port than the default (and
+ * privacy-api then trusts that URL as the issuer): tokens name the issuer the stack trusts.
+ */
+function issuedAsTheStackTrusts(devKey: DevKey, env: NodeJS.ProcessEnv): DevKey {
+  const issuer = readDevStack(env)?.privacyAuthIssuer;
+  return issuer ? { ...devKey, issuer } : devKey;
 }
 
 /** The whole command, with its output and environment injected (the tests call it in-process). */
@@ -21,7 +31,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.out(`${USAGE}\n`);
     return 0;
   }
-  const devKey = await ensureDevKey(defaultDevDataDir(io.env));
+  const devKey = issuedAsTheStackTrusts(await ensureDevKey(defaultDevDataDir(io.env)), io.env);
   if (cli.kind === 'init') {
     io.out(
       cli.json

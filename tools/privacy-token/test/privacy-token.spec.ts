@@ -12,6 +12,7 @@ import {
   requireCitizen,
   requireScope,
 } from '@nhp/privacy-auth';
+import { removeDevStack, writeDevStack } from '@nhp/shared-config';
 import { createHttpApp } from '@nhp/shared-http';
 import { createLogger } from '@nhp/shared-logger';
 import { run } from '../src/main';
@@ -192,5 +193,21 @@ describe('npm run privacy-token', () => {
       issuer: 'http://localhost:3004',
       jwksFile: join(dir, 'privacy-dev-jwks.json'),
     });
+  });
+  it('when npm start runs its issuer on another port, then the token names the issuer the stack trusts', async () => {
+    await writeDevStack(dir, {
+      mongoUrl: 'mongodb://127.0.0.1:1/nhp',
+      natsUrl: 'nats://127.0.0.1:1',
+      privacyAuthIssuer: 'http://localhost:41004',
+    });
+    try {
+      const res = await cli('--scope', 'read');
+      expect(res.code).toBe(0);
+      expect(decodeJwt(res.out.trim()).iss).toBe('http://localhost:41004');
+    } finally {
+      await removeDevStack(dir);
+    }
+    const res = await cli('--scope', 'read');
+    expect(decodeJwt(res.out.trim()).iss).toBe('http://localhost:3004');
   });
 });

@@ -28,12 +28,11 @@ import { ReplayShares, ReplayTable } from './replay-table';
  * Why the proof's JWS is checked here with node:crypto rather than with jose (the access token
  * still goes through jose's jwtVerify, and is cached by its hash): a proof is new on every request
  * and jose's `jwtVerify` with `EmbeddedJWK` imports the embedded key into WebCrypto and verifies
- * asynchronously each time. Measured on the project's 2-core machine over 3000 ES256 proofs: 0.37
- * ms of CPU a proof with jose, 0.09 ms with `crypto.verify` and a `KeyObject` kept per key; under
- * the status-check benchmark that was about 0.3 ms of the 0.67 ms DPoP added per request. The
- * signature itself (about 70 µs for ES256) is checked on libuv's thread pool (`crypto.verify` with
- * a callback), so that it runs beside the event loop where a second core is free; the jti is looked
- * up and remembered in one turn after it, so copies of one proof checked at once cannot both pass.
+ * asynchronously each time, while a `KeyObject` kept per key is imported once (the figures:
+ * tools/bench/README.md). The signature itself, the one expensive step, is checked on libuv's
+ * thread pool (`crypto.verify` with a callback), so that it runs beside the event loop where a
+ * second core is free; the jti is looked up and remembered in one turn after it, so copies of one
+ * proof checked at once cannot both pass.
  * The checks jose made on the way are all made below: compact form with base64url parts, JSON object
  * header and claims, no `crit` (no extension is understood), `typ` compared as jose does
  * (case-insensitive, optional `application/` prefix), `alg` on the allow-list, the `jwk` header a
@@ -277,8 +276,8 @@ function importKey(members: Record<string, string>): KeyObject {
 
 /**
  * Whether the signature is valid, checked on libuv's thread pool (node:crypto's verify with a
- * callback): the one expensive step of a proof (an ES256 check is about 70 µs of CPU) then runs
- * beside the event loop instead of on it, so that request handling goes on while it runs.
+ * callback): the one expensive step of a proof then runs beside the event loop instead of on it,
+ * so that request handling goes on while it runs.
  */
 function signatureValid(
   alg: Alg,

@@ -20,3 +20,14 @@ export {
   type NodeEnv,
 } from './env';
 export { commonEnvShape, HTTP_SERVER_DEFAULTS } from './common-env';
+export {
+  DEV_STACK_FILE,
+  devDataDir,
+  devStackFilePath,
+  devStackUrl,
+  readDevStack,
+  removeDevStack,
+  writeDevStack,
+  type DevStack,
+  type ResolvedUrl,
+} from './dev-stack-file';

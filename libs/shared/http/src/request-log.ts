@@ -98,9 +98,8 @@ const requestLogSerializers = {
  *
  * Hand-written rather than pino-http because pino-http makes each request's child logger up
  * front, which serializes the request and runs the logger's redaction paths over it (over a
- * hundred) whether or not any line is ever written. Measured on a trivial JSON route on the
- * project's 2-core machine at LOG_LEVEL=warn: 0.31 ms of CPU a request with pino-http, 0.17 ms
- * with no request logging at all, about 0.25 ms with this one. Here the child is made on the
+ * hundred) whether or not any line is ever written, and at LOG_LEVEL=warn most requests write
+ * none (the figures: tools/bench/README.md). Here the child is made on the
  * first use of `req.log`, or for the request line when its level is enabled, so a request that
  * logs nothing builds nothing; what is logged is the same. pino-http stays the source of the
  * `req.log` / `req.id` typings.

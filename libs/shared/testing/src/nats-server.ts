@@ -45,11 +45,13 @@ function launch(
   binary: string,
   port: number,
   storeDir: string,
+  detached = false,
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     // -p -1 lets the server pick a free port itself, so there is no window for a port race.
     const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
       stdio: ['ignore', 'ignore', 'pipe'],
+      detached,
     });
     let output = '';
     const timer = setTimeout(() => {
@@ -91,6 +93,11 @@ export interface StartNatsServerOptions {
   storeDir?: string;
   /** Default: a free port chosen by the server. */
   port?: number;
+  /**
+   * A process group of its own, out of reach of the terminal's Ctrl-C: the dev stack stops it
+   * itself, after the apps, so that they do not see NATS vanish while they shut down.
+   */
+  detached?: boolean;
 }
 
 /**
@@ -105,10 +112,13 @@ export async function startNatsServer(
   const storeDir = options.storeDir ?? (await mkdtemp(join(tmpdir(), 'nhp-nats-')));
   const removeStore = () =>
     ownsStore ? rm(storeDir, { recursive: true, force: true }) : Promise.resolve();
-  let { child, port } = await launch(binary, options.port ?? -1, storeDir).catch(async (err) => {
-    await removeStore();
-    throw err;
-  });
+  const detached = options.detached ?? false;
+  let { child, port } = await launch(binary, options.port ?? -1, storeDir, detached).catch(
+    async (err: unknown) => {
+      await removeStore();
+      throw err;
+    },
+  );
   let current: ChildProcess | undefined = child;
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -120,7 +130,7 @@ export async function startNatsServer(
     },
     async restart() {
       await stopChild(current);
-      ({ child, port } = await launch(binary, port, storeDir));
+      ({ child, port } = await launch(binary, port, storeDir, detached));
       current = child;
     },
     async kill(signal = 'SIGTERM') {

@@ -1,4 +1,5 @@
 import { PRIVACY_CODES } from '@nhp/privacy-contracts';
+import { DEFAULT_CACHE_TTL_MS } from '@nhp/privacy-data-access';
 import { createGrantUseCases } from '@nhp/privacy-domain';
 import { AppError } from '@nhp/shared-errors';
 import { parseOptions, requiredValue } from './args';
@@ -18,8 +19,9 @@ export const grantCommand = defineCommand<GrantArgs>({
   usage: `privacy-admin grant --client ID --part KODE [--read] [--write] [--json]
 
 Sets the client's grant on the party to exactly the rights given; with neither
---read nor --write, both. The party must exist. A running privacy-api sees the
-change within its cache time (5 s).`,
+--read nor --write, both. The party must exist. Running privacy-api instances
+are told on NATS and drop their cached grant at once; when none could be told,
+it says so on stderr (they then see the change within ${DEFAULT_CACHE_TTL_MS / 1000} s).`,
   parse(argv) {
     const v = parseOptions(argv, {
       client: { type: 'string' },

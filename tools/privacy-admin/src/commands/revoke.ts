@@ -13,7 +13,7 @@ export const revokeCommand = defineCommand<RevokeArgs>({
   usage: `privacy-admin revoke --client ID --part KODE
 
 Withdraws both rights. Revoking a grant that gives nothing changes nothing and
-says so (exit 0).`,
+says so (exit 0). Running privacy-api instances are told as for grant.`,
   parse(argv) {
     const v = parseOptions(argv, { client: { type: 'string' }, part: { type: 'string' } });
     return {

@@ -1,0 +1,5 @@
+module.exports = {
+  displayName: 'doc-tests',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+};
