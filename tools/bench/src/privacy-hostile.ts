@@ -29,8 +29,9 @@ import { randomUUID } from 'node:crypto';
 import { createTestIssuer, syntheticFnr } from '@nhp/privacy-testing';
 import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
 import { build } from 'esbuild';
-import { cpuPinning, describePinning, pinProcess, rssOf, spawnNode } from './support/paired';
+import { cpuPinning, describePinning, pinProcess, rssOf } from './support/paired';
 import { ROOT, TRACING_OFF_ENV } from './support/programs';
+import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const PHASE_S = Math.max(3, Number(process.env['PRIVACY_HOSTILE_SECONDS'] ?? 10) || 10);
 const WARMUP_S = 3;
@@ -52,41 +53,6 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 };
 const median = (values: number[]) => percentile(values, 50);
-
-function spawnProgram(args: string[], env: Record<string, string>, cpus?: string): ChildProcess {
-  return spawnNode(
-    args,
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: [
-        'ignore',
-        process.env['PRIVACY_BENCH_LOGS'] === '1' ? 'inherit' : 'ignore',
-        'inherit',
-      ],
-    },
-    cpus,
-  );
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(5000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
-
-async function waitFor(url: string, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(url)
-      .then((r) => r.status < 500)
-      .catch(() => false);
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} did not come up at ${url}`);
-}
 
 /** A POST answered as { status, text }; a failed connection rejects. */
 function postTo(
@@ -273,7 +239,7 @@ export async function run(): Promise<void> {
     );
     children.push(app);
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/health`, 'privacy-api');
+    await waitForUrl(`${url}/health`, 'privacy-api');
 
     // A party and a definition through the API (an admin token needs no grant), then citizens.
     const admin = await issuer.bearer({ clientId: 'bench-hostile', scopes: ['admin'] });
@@ -416,7 +382,7 @@ export async function run(): Promise<void> {
       say('every status answer checked: right');
     }
   } finally {
-    for (const child of children.reverse()) await stop(child);
+    for (const child of children.reverse()) await stopProgram(child);
     await nats?.dispose();
   }
 }
