@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- <name> ...]`: runs the named benchmarks (default: all). Each one measures its
- * baseline in the same run and prints figures, ratios and targets; nothing here asserts on time.
+ * `npm run bench [-- <name> ...]`: runs the named benchmarks (default: all but the soak, which
+ * takes 20 minutes and runs only when named). Each one measures its baseline in the same run and
+ * prints figures, ratios and targets; nothing here asserts on time.
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'mongo-server': () => import('./mongo-server'),
@@ -8,7 +9,10 @@ const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'privacy-mirror': () => import('./privacy-mirror'),
   'refsync-api': () => import('./refsync-api'),
   'refsync-importer': () => import('./refsync-importer'),
+  soak: () => import('./soak'),
 };
+
+const ONLY_WHEN_NAMED = new Set(['soak']);
 
 async function main(): Promise<void> {
   const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -19,8 +23,8 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const selected = Object.entries(benches).filter(
-    ([name]) => requested.length === 0 || requested.includes(name),
+  const selected = Object.entries(benches).filter(([name]) =>
+    requested.length === 0 ? !ONLY_WHEN_NAMED.has(name) : requested.includes(name),
   );
   for (const [name, load] of selected) {
     process.stdout.write(`\n=== ${name}\n`);

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { start, type CompactionPoint, type JournalOptions } from './index';
 
 const USAGE =
-  'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>] [--compact-min-bytes <n>]';
+  'usage: npm run mongo-server -- --port <n> [--host <h>] [--data-file <path>] [--log-level <level>] [--journal-max-bytes <n>]';
 
 /**
  * MONGO_SERVER_TEST_PAUSE_COMPACTION=<writing|written|renamed>: fault tests stop a server in the
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
         host: { type: 'string', default: '127.0.0.1' },
         'data-file': { type: 'string' },
         'log-level': { type: 'string', default: process.env['LOG_LEVEL'] ?? 'info' },
-        'compact-min-bytes': { type: 'string' },
+        'journal-max-bytes': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -44,13 +44,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const journal: JournalOptions = {};
-  if (values['compact-min-bytes'] !== undefined) {
-    const n = Number(values['compact-min-bytes']);
+  if (values['journal-max-bytes'] !== undefined) {
+    const n = Number(values['journal-max-bytes']);
     if (!Number.isInteger(n) || n < 0) {
-      logger.fatal({ compactMinBytes: values['compact-min-bytes'] }, 'invalid --compact-min-bytes');
+      logger.fatal({ journalMaxBytes: values['journal-max-bytes'] }, 'invalid --journal-max-bytes');
       process.exit(2);
     }
-    journal.compactMinBytes = n;
+    journal.maxBytes = n;
   }
   const pauseAt = process.env['MONGO_SERVER_TEST_PAUSE_COMPACTION'] as CompactionPoint | undefined;
   if (pauseAt && PAUSE_POINTS.includes(pauseAt)) {

@@ -2,7 +2,14 @@
 // primitives every command goes through, so that unique indexes are enforced on every write path.
 import { serialize, UUID } from 'bson';
 import { MongoServerError } from './errors';
-import { Index, type IndexSpec, type NumericRange, type StoredRecord } from './indexes';
+import {
+  Index,
+  ownBytes,
+  Stored,
+  type IndexSpec,
+  type NumericRange,
+  type StoredRecord,
+} from './indexes';
 import { isPlainObject, newObjectId, toView, toViewDoc, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -85,14 +92,8 @@ export class Collection {
   }
 
   insert(doc: Doc, wire?: Uint8Array): StoredRecord {
-    const { doc: prepared, size, raw } = this.prepareSized(doc, wire);
-    const record: StoredRecord = {
-      doc: prepared,
-      view: toViewDoc(prepared),
-      seq: this.seq++,
-      size,
-      raw,
-    };
+    const { doc: prepared, raw } = this.prepareSized(doc, wire);
+    const record = new Stored(toViewDoc(prepared), ownBytes(raw), this.seq++);
     const indexes = [...this.indexes.values()];
     const keys = indexes.map((index) => index.checkUnique(record.view));
     indexes.forEach((index, i) => index.add(record, keys[i]));
@@ -130,10 +131,8 @@ export class Collection {
     const keys = affected.map((index) => index.checkUnique(view, record));
     const oldView = record.view;
     for (const index of affected) index.remove(record, oldView);
-    record.doc = doc;
     record.view = view;
-    record.size = size;
-    record.raw = raw;
+    record.raw = ownBytes(raw);
     affected.forEach((index, i) => index.add(record, keys[i]));
     this.log?.replaced(this, record);
   }

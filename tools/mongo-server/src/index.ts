@@ -16,7 +16,7 @@ export interface StartOptions {
    * without it the server is purely in memory (and refuses `j: true`).
    */
   dataFile?: string;
-  /** Journal and compaction settings (defaults: mongod's 100 ms commit interval, 64 MiB). */
+  /** Journal and compaction settings (defaults: mongod's 100 ms commit interval, 16 MiB). */
   journal?: JournalOptions;
   logger?: Logger;
   /** How often the TTL monitor runs; mongod's default (60 s) unless a test needs it sooner. */

@@ -4,10 +4,13 @@
 // scan the collection.
 import { compileFilter, type Matcher } from './engine';
 import { MongoServerError } from './errors';
+import { deserialize } from 'bson';
 import { formatValue, keyOf, toView, valuesAtPath, type Doc } from './values';
+import { DESERIALIZE } from './wire';
 
 export interface StoredRecord {
-  doc: Doc;
+  /** The document with its exact BSON types (a `Stored` record decodes it from `raw` on each read). */
+  readonly doc: Doc;
   view: Doc;
   /** Insertion sequence (natural order); results gathered from several index keys follow it. */
   seq?: number;
@@ -15,6 +18,45 @@ export interface StoredRecord {
   size?: number;
   /** The BSON bytes of `doc` (raw.ts), set by every write. */
   raw?: Uint8Array;
+}
+
+/**
+ * A stored document as a collection keeps it: its BSON bytes (the stored form, exact types: what
+ * reads send and the journal writes) and its view (what mingo, filters and indexes read). The typed
+ * document is decoded from the bytes whenever a caller asks for it (an update, a projection mingo
+ * makes, an aggregation result): kept decoded beside the bytes and the view, with a wrapper object
+ * per number, it took more memory than both together (README "Memory"). The bytes are always a
+ * buffer of their own (`ownBytes`), never a view into a larger one that they would keep alive.
+ */
+export class Stored implements StoredRecord {
+  constructor(
+    public view: Doc,
+    public raw: Uint8Array,
+    public seq?: number,
+  ) {}
+
+  get doc(): Doc {
+    return deserialize(this.raw, DESERIALIZE) as Doc;
+  }
+
+  get size(): number {
+    return this.raw.length;
+  }
+}
+
+/**
+ * `bytes` in a buffer of their own. A document's bytes often arrive as a view into something
+ * larger: the wire message it came in (small ones share Node's 8 KiB buffer pool with whatever
+ * else was allocated then), the 8 MiB chunk of the data file or journal it was read from, or a
+ * pool slice from `serialize`. Kept as such, one small document held the whole of it: that is
+ * what made the server's memory grow with the traffic instead of the data.
+ */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  // allocUnsafeSlow: never from the shared pool (a pool slice would be a view of 8 KiB again).
+  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
+  own.set(bytes);
+  return own;
 }
 
 /** One level of an index's key tree: the values of one field, each leading to the next field. */

@@ -154,7 +154,7 @@ function apply(store: Store, payload: Buffer): void {
     return c;
   };
   const doc = (): { doc: Doc; raw: Uint8Array } => {
-    // A view of the chunk read from the file, as in loadSnapshot (snapshot.ts says why).
+    // A view of the chunk read from the file; the collection copies it (snapshot.ts says why).
     const raw = payload.subarray(metaSize);
     return { doc: deserialize(raw, DESERIALIZE) as Doc, raw };
   };

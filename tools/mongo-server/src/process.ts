@@ -14,7 +14,7 @@ export interface ServerProcessOptions {
   /** Default 0: the server picks a free port, which restarts then reuse. */
   port?: number;
   host?: string;
-  /** Extra CLI flags, e.g. ['--compact-min-bytes', '100000']. */
+  /** Extra CLI flags, e.g. ['--journal-max-bytes', '100000']. */
   args?: string[];
   /** Extra environment, e.g. MONGO_SERVER_TEST_PAUSE_COMPACTION. */
   env?: Record<string, string>;

@@ -3,6 +3,7 @@
 // in their stored BSON types.
 import type { Collection, StoredRecord } from './collection';
 import { emptySource, type DocSource } from './cursors';
+import { Stored } from './indexes';
 import { compileFilter, project, select } from './engine';
 import { MongoServerError } from './errors';
 import { compileFastProjection, FALLBACK } from './projection';
@@ -126,12 +127,7 @@ export function findSource(
   };
   if (spec.sort && Object.keys(spec.sort).length) {
     // Snapshot of the records' current (immutable) documents, as below.
-    const records = findRecords(coll, filter, spec).map((r) => ({
-      doc: r.doc,
-      view: r.view,
-      size: r.size,
-      raw: r.raw,
-    }));
+    const records = findRecords(coll, filter, spec).map(snapshotOf);
     let i = 0;
     const sorted: DocSource = () => {
       const r = records[i++];
@@ -142,8 +138,7 @@ export function findSource(
   }
   // Snapshot: the (immutable) document, view and size each candidate has now.
   const snapshot: StoredRecord[] = [];
-  for (const r of coll.candidates(filterView))
-    snapshot.push({ doc: r.doc, view: r.view, size: r.size, raw: r.raw });
+  for (const r of coll.candidates(filterView)) snapshot.push(snapshotOf(r));
   if (spec.natural === -1) snapshot.reverse();
   let skip = spec.skip ?? 0;
   let left = spec.limit ? spec.limit : Number.POSITIVE_INFINITY;
@@ -162,4 +157,12 @@ export function findSource(
     return undefined;
   };
   return source;
+}
+
+/**
+ * A record as it is now (a collection replaces a record's view and bytes on update, never changes
+ * them in place): what a cursor keeps, without decoding the document.
+ */
+function snapshotOf(r: StoredRecord): StoredRecord {
+  return r.raw ? new Stored(r.view, r.raw) : { doc: r.doc, view: r.view, size: r.size };
 }

@@ -64,10 +64,9 @@ export async function loadSnapshot(
         return;
       }
       if (remaining > 0 && coll) {
-        // The record keeps a view of the chunk read from the file (each chunk is a buffer of its
-        // own), as an inserted document keeps a view of its wire message: copying each document
-        // doubled the start-up time (125k documents of 4 KB: 2.2-2.6 s without, 5-6 s with).
-        // The cost: a chunk stays in memory until every document read from it is replaced.
+        // `frame` is a view of the chunk read from the file; the collection copies the bytes into
+        // a buffer of their own (README "Memory": kept as a view, it held the whole 8 MiB chunk
+        // until every document read from it was replaced).
         coll.insert(deserialize(frame, DESERIALIZE) as Doc, frame);
         remaining--;
         documents++;

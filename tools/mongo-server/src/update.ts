@@ -320,7 +320,9 @@ export function updatedDocument(
   update: ParsedUpdate,
   ctx: UpdateContext,
 ): Doc {
-  const id = old.doc['_id'];
+  // Read once: a stored record decodes its document from its bytes on each read.
+  const oldDoc = old.doc;
+  const id = oldDoc['_id'];
   if (update.kind === 'replacement') {
     const replacement = update.doc;
     if ('_id' in replacement && keyOf(toView(replacement['_id'])) !== keyOf(old.view['_id'])) {
@@ -354,10 +356,10 @@ export function updatedDocument(
     const ops = withoutUnchangedId(update.ops, old.view);
     validateTargets(old.view, ops);
     const modifier = engineModifier(ops, new Date());
-    if (Object.keys(modifier).length === 0) return old.doc;
+    if (Object.keys(modifier).length === 0) return oldDoc;
     next = applyUpdate(work, modifier, ctx.filterView, ctx.arrayFilters, ctx.variables);
   }
-  const typed = retype(next, old.doc) as Doc;
+  const typed = retype(next, oldDoc) as Doc;
   if (keyOf(toView(typed['_id'])) !== keyOf(old.view['_id'])) {
     throw new MongoServerError(
       'ImmutableField',

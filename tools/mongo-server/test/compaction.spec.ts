@@ -49,7 +49,7 @@ describe('compaction', () => {
     const resumed = new Promise<void>((r) => (resume = r));
     const first = await open({
       journal: {
-        compactMinBytes: Number.MAX_SAFE_INTEGER, // only when asked
+        maxBytes: Number.MAX_SAFE_INTEGER, // only when asked
         pauseCompaction: async (point: CompactionPoint) => {
           if (point !== 'writing') return;
           paused();
@@ -94,33 +94,55 @@ describe('compaction', () => {
     expect(await dump(second.client)).toBe(final);
   });
 
-  it('when the journal outgrows the snapshot (and the minimum), then compaction runs on its own and keeps only the live segment', async () => {
-    const first = await open({ journal: { compactMinBytes: 100_000 } });
+  it('when the journal outgrows its maximum, then compaction runs on its own however large the snapshot is, and keeps only the live segment', async () => {
+    const first = await open({ journal: { maxBytes: 20_000 } });
     const docs = first.client.db('app').collection('docs');
-    // Inserts and updates of the same documents: the journal grows, the data set does not.
+    // ~200 KB of documents, ten times the journal's maximum: the maximum is absolute, not
+    // relative to the snapshot (which once let the journal grow as large as the data).
     await docs.insertMany(
-      Array.from({ length: 200 }, (_x, i) => ({ _id: i, text: 'x'.repeat(200), v: 0 })) as never[],
+      Array.from({ length: 400 }, (_x, i) => ({ _id: i, text: 'x'.repeat(500), v: 0 })) as never[],
       J,
     );
+    // Updates of one document at a time: the journal grows in small steps, the data set does not.
     let v = 0;
-    while ((first.server.persistence?.stats().compactions ?? 0) < 2) {
+    let largest = 0;
+    while ((first.server.persistence?.stats().compactions ?? 0) < 3) {
       v++;
-      await docs.updateMany({}, { $set: { v } }, J);
+      await docs.updateOne({ _id: v % 400 } as never, { $set: { v } }, J);
+      // From the first compaction on (the insert alone was a journal of the data's size).
+      const stats = first.server.persistence?.stats();
+      if (stats?.compactions) largest = Math.max(largest, stats.journalBytes);
     }
-    // Settle: wait for a running compaction, then one of everything so far (the journal is then
-    // too small to start another).
+    // Settle: wait for a running compaction, then one of everything so far.
     await first.server.persistence?.compact();
     await first.server.persistence?.compact();
     await docs.updateOne({ _id: 0 } as never, { $set: { last: true } }, J);
     const stats = first.server.persistence?.stats();
-    // Each compaction waits until the journal exceeds both the minimum and the snapshot.
-    expect(stats?.snapshotBytes).toBeGreaterThan(200 * 200);
+    expect(stats?.snapshotBytes).toBeGreaterThan(200_000);
+    // Past the maximum only by what was written while a compaction ran, far below the snapshot.
+    expect(largest).toBeLessThan(100_000);
     expect(statSync(file).size).toBe(stats?.snapshotBytes);
     const names = readdirSync(dir);
     expect(names.filter((n) => n.includes('.journal.'))).toHaveLength(1);
     const expected = await dump(first.client);
     await close(first);
     const second = await open();
+    expect(await dump(second.client)).toBe(expected);
+  });
+
+  it('when the server stops cleanly, then it leaves a snapshot of everything and no journal, and the next start replays nothing', async () => {
+    const first = await open({ journal: { maxBytes: Number.MAX_SAFE_INTEGER } });
+    const docs = first.client.db('app').collection('docs');
+    await docs.insertMany(Array.from({ length: 100 }, (_x, i) => ({ _id: i, v: i })) as never[], J);
+    await docs.updateMany({ v: { $lt: 50 } }, { $set: { low: true } });
+    await docs.deleteOne({ _id: 99 } as never);
+    const expected = await dump(first.client);
+    expect(readdirSync(dir).filter((n) => n.includes('.journal.'))).toHaveLength(1);
+    await close(first);
+    expect(readdirSync(dir)).toEqual(['data.bson']);
+
+    const second = await open();
+    expect(second.server.persistence?.stats()).toMatchObject({ journalBytes: 0 });
     expect(await dump(second.client)).toBe(expected);
   });
 });

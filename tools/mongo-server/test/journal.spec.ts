@@ -54,7 +54,13 @@ describe('journal', () => {
   async function open(
     options: Partial<Parameters<typeof start>[0]> = {},
   ): Promise<{ server: RunningMongoServer; client: MongoClient }> {
-    const server = await start({ port: 0, dataFile: file, ...options });
+    // A stop leaves the journal as a crash would: these tests are about replaying it.
+    const server = await start({
+      port: 0,
+      dataFile: file,
+      ...options,
+      journal: { snapshotOnStop: false, ...options.journal },
+    });
     const client = new MongoClient(server.uri);
     await client.connect();
     const o = { server, client };

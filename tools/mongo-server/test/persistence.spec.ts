@@ -48,8 +48,9 @@ describe('data file persistence', () => {
       ]);
       await c.deleteOne({ email: 'b@x' });
     });
-    // The journal holds the changes (no snapshot is written on stop), and no temp file is left.
-    expect(readdirSync(dir)).toEqual(['data.bson.journal.000001']);
+    // A clean stop wrote a snapshot of the changes (the journal it covers is gone), and no temp
+    // file is left.
+    expect(readdirSync(dir)).toEqual(['data.bson']);
     await withServer(file, async (client) => {
       const c = client.db('app').collection('users');
       const doc = await c.findOne({ email: 'a@x' }, { promoteValues: false });
@@ -61,13 +62,13 @@ describe('data file persistence', () => {
     });
   });
 
-  it('when the data file does not exist yet, then the server starts empty and journals beside it', async () => {
+  it('when the data file does not exist yet, then the server starts empty, and a clean stop leaves a snapshot there', async () => {
     const file = path.join(dir, 'nested', 'fresh.bson');
     await withServer(file, async (client) => {
       expect(await client.db('x').collection('y').countDocuments()).toBe(0);
       await client.db('x').collection('y').insertOne({ a: 1 });
     });
-    expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson.journal.000001']);
+    expect(readdirSync(path.dirname(file))).toEqual(['fresh.bson']);
   });
 
   it('when a write asks for j: true, then it is in the journal once acknowledged (write concern "j"), and replies keep their order', async () => {

@@ -13,7 +13,7 @@ export interface StartMongoServerProcessOptions {
   dataFile?: string;
   /** Default: a free port chosen by the server, reused by `restart()`. */
   port?: number;
-  /** Extra CLI flags (`--compact-min-bytes <n>`). */
+  /** Extra CLI flags (`--journal-max-bytes <n>`). */
   args?: string[];
   /** Extra environment (e.g. MONGO_SERVER_TEST_PAUSE_COMPACTION=renamed). */
   env?: Record<string, string>;

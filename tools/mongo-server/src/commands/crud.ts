@@ -316,12 +316,14 @@ function doUpdate(
       nModified++;
       continue;
     }
-    const next = updatedDocument(record, st.update, {
+    // Decoded once (a stored record decodes its document from its bytes on each read).
+    const before = record.doc;
+    const next = updatedDocument({ doc: before, view: record.view }, st.update, {
       filterView,
       arrayFilters: st.arrayFilters,
       variables: st.variables,
     });
-    if (next === record.doc || sameBson(next, record.doc)) continue;
+    if (next === before || sameBson(next, before)) continue;
     existing.replace(record, next);
     nModified++;
   }
@@ -702,8 +704,9 @@ const aggregate: CommandHandler = {
         'Invalid {aggregate: ...} value: must be a collection name or 1',
       );
     }
-    const byView = new Map<Doc, Doc>();
-    for (const r of input) byView.set(r.view, r.doc);
+    // Input records by view; a result that is one of them is decoded from its bytes.
+    const byView = new Map<Doc, StoredRecord>();
+    for (const r of input) byView.set(r.view, r);
     const cache = new Map<string, Doc[]>();
     const resolve = (coll: string): Doc[] => {
       let docs = cache.get(coll);
@@ -721,7 +724,7 @@ const aggregate: CommandHandler = {
       variables,
     );
     // Unchanged input documents (e.g. after $match/$sort/$limit) keep their BSON types exactly.
-    const docs = out.map((d) => byView.get(d) ?? (retype(d, undefined) as Doc));
+    const docs = out.map((d) => byView.get(d)?.doc ?? (retype(d, undefined) as Doc));
     const ns = `${ctx.db}.${name}`;
     const { batch, id } = ctx.cursors.open(ns, docs, batchSize, false);
     return { cursor: { firstBatch: batch, id, ns }, ok: 1 };

@@ -166,7 +166,8 @@ const listDatabases: CommandHandler = {
     let totalSize = 0;
     for (const [name, colls] of ctx.store.databases) {
       let size = 0;
-      for (const c of colls.values()) for (const r of c.records) size += calculateObjectSize(r.doc);
+      for (const c of colls.values())
+        for (const r of c.records) size += r.size ?? calculateObjectSize(r.doc);
       const entry = { name, sizeOnDisk: size, empty: size === 0 };
       if (!match(entry)) continue;
       totalSize += size;
