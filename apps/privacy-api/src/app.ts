@@ -37,6 +37,8 @@ export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
   // Operational figures, never personal data (README, "Metrics"); absent with METRICS_PORT.
   { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/openapi.json' },
+  // The events' contract (AsyncAPI 3), schemas only, like the OpenAPI document.
+  { method: 'GET', path: '/asyncapi.json' },
   { method: 'GET', path: '/docs' },
 ];
 

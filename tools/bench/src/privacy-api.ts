@@ -50,7 +50,7 @@ import { createTestIssuer, syntheticFnr, type TestIssuer } from '@nhp/privacy-te
 import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
+import { freePort, present, startNatsServer, withDatabase } from '@nhp/shared-testing';
 import { build } from 'esbuild';
 import type { Connection } from 'mongoose';
 import {
@@ -478,7 +478,10 @@ async function seedDefinitions(stack: Stack) {
     { partKode, navn: 'Bench', kortNavn: null, beskrivelse: null, uri: null },
     audit,
   );
-  const template = findTemplate('7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e02')!;
+  const template = present(
+    findTemplate('7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e02'),
+    'the reservasjon template',
+  );
   const make = (replikering: boolean): Definition =>
     definitionFromTemplate(template, {
       definisjonGuid: randomUUID(),
