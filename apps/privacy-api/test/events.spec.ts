@@ -8,6 +8,7 @@ import { createSettingEventPublisher, privacyEventsStreamSpec } from '@nhp/priva
 import { createLogger } from '@nhp/shared-logger';
 import { AsyncApiContract } from '@nhp/shared-testing';
 import { syntheticFnr } from '@nhp/privacy-testing';
+import { present } from '@nhp/shared-testing';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
 import { PATHS } from './settings-fixtures';
@@ -91,11 +92,11 @@ describe('setting-changed events', () => {
       (e) => (e.event.data as { innbyggerFnr?: string }).innbyggerFnr === fnr,
     );
     expect(mine).toHaveLength(1);
-    const [stored] = mine;
-    expect(stored!.subject).toBe(`privacy.events.setting-changed.${def.partKode}`);
-    expect(stored!.msgId).toBe(stored!.event.id);
-    expect(stored!.event.type).toBe(SETTING_CHANGED_EVENT_TYPE);
-    expect(settingChangedEventDataSchema.parse(stored!.event.data)).toEqual({
+    const stored = present(mine[0], 'the citizen’s event');
+    expect(stored.subject).toBe(`privacy.events.setting-changed.${def.partKode}`);
+    expect(stored.msgId).toBe(stored.event.id);
+    expect(stored.event.type).toBe(SETTING_CHANGED_EVENT_TYPE);
+    expect(settingChangedEventDataSchema.parse(stored.event.data)).toEqual({
       definisjonGuid: def.definisjonGuid,
       partKode: def.partKode,
       typePi: 'reservasjon',

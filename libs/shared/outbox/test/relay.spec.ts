@@ -169,6 +169,48 @@ describe('outbox relay: entries in the changed document', () => {
   });
 });
 
+describe('outbox relay: a sweep behind many pointers that lead nowhere', () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await connectMongo({ uri: infra.get().mongoUri, logger });
+  });
+  afterAll(() => closeMongo(conn));
+
+  it('when more than a page of older pointers name writes that never happened, then one sweep still relays the entry a crashed process left behind them', async () => {
+    const collection = 'outbox_test_pointers_nowhere';
+    const entries = documentEntries<Entry>({ connection: conn, field: 'outbox', settle: 'pull' });
+    const pointers = outboxPointers({ connection: conn, collection, staleAfterMs: 60_000 });
+    // 1,200 pointers of writes that lost a race or were cut by a crash: younger than the stale
+    // age, so no sweep may drop them yet, and older than the entry below.
+    const at = new Date(Date.now() - 1000);
+    await conn.collection(collection).insertMany(
+      Array.from({ length: 1200 }, (_, i) => ({
+        _id: `nowhere-${i}` as never,
+        collection: DOCS,
+        docId: `doc-never-written-${i}`,
+        createdAt: at,
+      })),
+    );
+    // A crashed process's acknowledged write: its pointer, then the document with its entry.
+    const e = entry();
+    await pointers.register(e.id, { collection: DOCS, docId: 'doc-left-behind' });
+    await conn
+      .collection(DOCS)
+      .updateOne({ _id: 'doc-left-behind' as never }, { ...entries.push(e) }, { upsert: true });
+
+    const published: string[] = [];
+    const relay = createOutboxRelay<Entry>({
+      name: 'test',
+      store: documentOutboxStore({ entries, pointers }),
+      publish: async (x) => void published.push(x.id),
+      logger,
+    });
+    const summary = await relay.sweep();
+    expect(published).toEqual([e.id]);
+    expect(summary).toMatchObject({ relayed: 1 });
+  });
+});
+
 describe('outbox relay: entries marked, in a fixed document', () => {
   let conn: Connection;
   beforeAll(async () => {

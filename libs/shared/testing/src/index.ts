@@ -30,6 +30,7 @@ export {
   type StartAppProcessOptions,
 } from './app-process';
 export { waitFor, type WaitForOptions } from './wait-for';
+export { present } from './present';
 export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
 export { AsyncApiContract, asyncApiProblems, type CapturedMessage } from './asyncapi';
 
