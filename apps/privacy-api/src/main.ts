@@ -66,7 +66,11 @@ async function main(): Promise<void> {
   const authOptions = await privacyAuthOptionsFromConfig(config, { logger });
   const auth = createPrivacyAuth({
     ...authOptions,
-    dpop: { iatWindowSec: DPOP_PROOF_WINDOW_SEC, sharedReplayStore: replayStore },
+    dpop: {
+      iatWindowSec: DPOP_PROOF_WINDOW_SEC,
+      sharedReplayStore: replayStore,
+      replayCacheBytes: config.PRIVACY_DPOP_REPLAY_MAX_BYTES,
+    },
   });
 
   const mongo = await connectMongo({

@@ -61,7 +61,6 @@ import {
   PAIRED_ROUND_S,
   pinProcess,
   rssOf,
-  spawnNode,
   summariseRounds,
   verdict,
   type Pinning,
@@ -76,6 +75,7 @@ import {
   TRACING_OFF_ENV,
   type CollectorStandIn,
 } from './support/programs';
+import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const CONNECTIONS = PAIRED_CONNECTIONS;
 const DURATION_S = PAIRED_ROUND_S;
@@ -130,46 +130,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
-
-/** `node <args>` in its own process, on `cpus` when given. */
-function spawnProgram(args: string[], env: Record<string, string>, cpus?: string): ChildProcess {
-  const child = spawnNode(
-    args,
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      // PRIVACY_BENCH_LOGS=1 shows the programs' own log lines (to see why a run failed).
-      stdio: ['ignore', process.env['PRIVACY_BENCH_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
-    },
-    cpus,
-  );
-  let errors = '';
-  child.stderr?.on('data', (c: Buffer) => (errors = (errors + c.toString()).slice(-4000)));
-  child.on('exit', (code) => {
-    if (code && code !== 0 && !child.killed)
-      process.stderr.write(`${args[0]} exited ${code}\n${errors}`);
-  });
-  return child;
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(5000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
-
-async function waitFor(url: string, what: string, anyStatus = false): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(url)
-      .then((r) => anyStatus || r.status < 500)
-      .catch(() => false);
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} did not come up at ${url}`);
-}
 
 async function bundle(entry: string, outfile: string): Promise<string> {
   await build({
@@ -422,7 +382,7 @@ async function startStack(): Promise<Stack> {
       pinning?.serverCpu,
     );
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/health`, name);
+    await waitForUrl(`${url}/health`, name);
     return { child, url };
   };
   const app = await startApp('privacy-api', {});
@@ -464,7 +424,7 @@ async function startStack(): Promise<Stack> {
     pinning?.serverCpu,
   );
   const bareUrl = `http://127.0.0.1:${barePort}`;
-  await waitFor(bareUrl, 'the bare server', true);
+  await waitForUrl(bareUrl, 'the bare server', true);
   const coalescingPort = await freePort();
   const bareCoalescing = spawnProgram(
     [bareFile],
@@ -478,7 +438,7 @@ async function startStack(): Promise<Stack> {
     pinning?.serverCpu,
   );
   const bareCoalescingUrl = `http://127.0.0.1:${coalescingPort}`;
-  await waitFor(bareCoalescingUrl, 'the coalescing bare server', true);
+  await waitForUrl(bareCoalescingUrl, 'the coalescing bare server', true);
 
   return {
     workDir,
@@ -1325,18 +1285,18 @@ export async function run(): Promise<void> {
     }
   } finally {
     await closeMongo(stack.conn).catch(() => undefined);
-    await stop(stack.app);
-    await stop(stack.appNats);
-    await stop(stack.appNoJournal);
-    await stop(stack.appTraced);
+    await stopProgram(stack.app);
+    await stopProgram(stack.appNats);
+    await stopProgram(stack.appNoJournal);
+    await stopProgram(stack.appTraced);
     if (stack.against) {
-      await stop(stack.against.off.child);
-      await stop(stack.against.on.child);
+      await stopProgram(stack.against.off.child);
+      await stopProgram(stack.against.on.child);
     }
     stack.collector.stop();
-    await stop(stack.bare);
-    await stop(stack.bareCoalescing);
-    await stop(stack.mongoProcess);
+    await stopProgram(stack.bare);
+    await stopProgram(stack.bareCoalescing);
+    await stopProgram(stack.mongoProcess);
     await stack.nats.dispose();
     await rm(join(stack.workDir, 'jwks.json'), { force: true });
     await rm(join(stack.workDir, 'mongo'), { recursive: true, force: true });

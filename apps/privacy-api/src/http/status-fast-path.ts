@@ -185,6 +185,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
         method: 'POST',
         url: `${protocol}://${host}${url}`,
         headers,
+        rawHeaders: req.rawHeaders,
       });
     } catch {
       // Express checks again and answers the refusal (nothing of the request was read).
