@@ -7,6 +7,7 @@ import {
 import { PROOFS_COLLECTION, SETTINGS_COLLECTION } from '@nhp/privacy-data-access';
 import type { Definition } from '@nhp/privacy-domain';
 import { syntheticFnr } from '@nhp/privacy-testing';
+import { present } from '@nhp/shared-testing';
 import request from 'supertest';
 import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
 import { PATHS, PROOF_BYTES } from './settings-fixtures';
@@ -199,18 +200,18 @@ describe('settinnbyggerspersonverninnstilling', () => {
     );
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
     const endret = responses.filter((r) => r.body.instansEndret === 'endret').length;
-    const doc = await h
-      .get()
-      .connection.collection(SETTINGS_COLLECTION)
-      .findOne({ innbyggerFnr: fnr });
-    const applied = (doc!['history'] as Array<{ applied: boolean; sekvensnummer: number }>).filter(
+    const doc = present(
+      await h.get().connection.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr }),
+      'the setting',
+    );
+    const applied = (doc['history'] as Array<{ applied: boolean; sekvensnummer: number }>).filter(
       (e) => e.applied,
     );
     expect(applied.map((e) => e.sekvensnummer)).toEqual(
       Array.from({ length: endret }, (_, i) => i + 1),
     );
-    expect(doc!['sekvensnummer']).toBe(endret);
-    expect(doc!['history']).toHaveLength(8);
+    expect(doc['sekvensnummer']).toBe(endret);
+    expect(doc['history']).toHaveLength(8);
   });
 
   it('when the identity number is invalid, then 400 EPVK-101518 and nothing is written', async () => {
@@ -340,7 +341,7 @@ describe('proofs', () => {
       [3, true, 'image/bmp'],
       [4, false, 'application/pdf'],
     ]);
-    expect(opplastedeBevis[0]!.signertBevisInnhold).toBe(PROOF_BYTES.png.toString('base64'));
+    expect(opplastedeBevis[0]?.signertBevisInnhold).toBe(PROOF_BYTES.png.toString('base64'));
   });
 
   it('when a proof is wrong (type, content, base64, size, one field alone), then 400 EPVK-104400 and nothing is written', async () => {
@@ -382,11 +383,11 @@ describe('proofs', () => {
     );
     expect(atLimit.body.instansEndret).toBe('endret');
     // The 4 MiB is in the proof collection, not in the setting that check status reads.
-    const setting = await h
-      .get()
-      .connection.collection(SETTINGS_COLLECTION)
-      .findOne({ innbyggerFnr: fnr });
-    expect(await h.get().count(PROOFS_COLLECTION, { settingId: setting!['_id'] })).toBe(1);
+    const setting = present(
+      await h.get().connection.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr }),
+      'the setting',
+    );
+    expect(await h.get().count(PROOFS_COLLECTION, { settingId: setting['_id'] })).toBe(1);
     expect(JSON.stringify(setting).length).toBeLessThan(64 * 1024);
   });
 });
@@ -578,7 +579,7 @@ describe('hentinnbyggereaktivepifordefinisjon', () => {
         post(PATHS.set, setBody(def, nextFnr()), auth),
         post(
           PATHS.set,
-          setBody(def, stable[pages % stable.length]!, {
+          setBody(def, present(stable[pages % stable.length], 'a stable citizen'), {
             reInnbyggerMetadata: { tidsbegrensning: { perioder: [] } },
             tidspunkt: new Date(Date.now() - 1000 + pages).toISOString(),
           }),

@@ -116,7 +116,7 @@ describe('GET /docs', () => {
       expect(html).toContain(`>${status}</td>`);
     expect(html).toContain('id="schema-ReimbursementGroup"');
     expect(html).toContain(
-      "curl -i -H 'X-API-KEY: &lt;your key&gt;' 'http://refsync.example:3002/api/v1/treatmentGroup'",
+      "curl -i \\\n  -H 'X-API-KEY: &lt;your key&gt;' \\\n  'http://refsync.example:3002/api/v1/treatmentGroup'",
     );
     expect(html).not.toMatch(/<script|<link|src="http|@import/);
   });

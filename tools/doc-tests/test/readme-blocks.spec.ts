@@ -14,7 +14,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { freePort, waitFor } from '@nhp/shared-testing';
+import { freePort, present, waitFor } from '@nhp/shared-testing';
+import { layoutProblems } from '../src/page-layout';
 import {
   docSteps,
   parseExpectation,
@@ -196,8 +197,32 @@ describe('reading the README blocks', () => {
   });
 });
 
-describe('the README blocks against npm start', () => {
+describe('laying a page out in Chromium', () => {
+  it('when a table cell is narrower than a word, or a code block is cut off, then each is reported', async () => {
+    const page = `<!doctype html><html><body>
+      <table style="width:300px"><tr><td>a long description of the response that takes the room</td>
+      <td id="h"><code>X-Request-Id</code></td></tr></table>
+      <pre style="width:200px;overflow:auto">curl -i -H 'Authorization: Bearer &lt;token&gt;' 'http://localhost:3001/a/very/long/path'</pre>
+      </body></html>`;
+    const problems = await layoutProblems(page, { width: 1280 });
+    expect(problems.map((p) => [p.kind, p.text.slice(0, 7)])).toEqual([
+      ['broken-word', 'X-Reque'],
+      ['overflowing-block', 'curl -i'],
+    ]);
+  });
+});
+
+describe('npm start, as the READMEs use it', () => {
   let stack: Stack | undefined;
+
+  beforeAll(async () => {
+    const started = await startStack();
+    stack = started;
+    await waitFor('npm start to be up', () => /stack is up/.test(started.output()), {
+      timeoutMs: 180_000,
+      intervalMs: 250,
+    });
+  }, 200_000);
 
   afterAll(async () => {
     if (stack) {
@@ -206,19 +231,23 @@ describe('the README blocks against npm start', () => {
     }
   });
 
+  it('when the /docs pages are laid out at 1280 px in Chromium, then no table cell is narrower than a word and no code block is cut off', async () => {
+    const started = present(stack, 'npm start');
+    for (const port of [started.ports.api, started.ports.refsync]) {
+      const res = await fetch(`http://127.0.0.1:${port}/docs`);
+      expect(res.status).toBe(200);
+      expect(await layoutProblems(await res.text(), { width: 1280 })).toEqual([]);
+    }
+  }, 120_000);
+
+  // Last: it ends with Ctrl-C.
   it('when each marked block is pasted as it stands while npm start runs, then every promise holds, and Ctrl-C stops the stack quietly', async () => {
     const steps: DocStep[] = [];
     for (const file of READMES) {
       steps.push(...docSteps(file, await readFile(join(ROOT, file), 'utf8')));
     }
     expect(steps.length).toBeGreaterThan(10);
-
-    const started = await startStack();
-    stack = started;
-    await waitFor('npm start to be up', () => /stack is up/.test(started.output()), {
-      timeoutMs: 180_000,
-      intervalMs: 250,
-    });
+    const started = present(stack, 'npm start');
     const summaryAt = started.output().indexOf('stack is up');
     // The summary comes last: nothing of the apps' start-up after it.
     expect(started.output().slice(summaryAt)).not.toMatch(/^\[(privacy|refsync)-[a-z]+\]/m);

@@ -8,12 +8,13 @@ import {
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { useTestInfra } from '@nhp/shared-testing';
+import { present, useTestInfra } from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
 import {
   createJournal,
   createSettingRepository,
   ensureJournalIndexes,
+  PENDING_COLLECTION,
   PROOFS_COLLECTION,
   SETTING_HISTORY_LIMIT,
   SETTINGS_COLLECTION,
@@ -24,7 +25,10 @@ import {
 const infra = useTestInfra();
 const logger = createLogger({ name: 'settings-test', level: 'silent' });
 
-const RESERVATION = findTemplate('7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e02')!;
+const RESERVATION = present(
+  findTemplate('7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e02'),
+  'the reservasjon template',
+);
 const DEF = '6f1d2c3b-0000-4000-8000-000000000001';
 const PAGED_DEF = '6f1d2c3b-0000-4000-8000-000000000002';
 const PNG = Buffer.concat([
@@ -96,6 +100,22 @@ describe('settings storage', () => {
       aktiv: true,
       ...extra,
     });
+
+  it('when concurrent sets of one citizen race, then the writes that lost leave no journal pointer behind (none waits to go stale in the way of the sweeps)', async () => {
+    const fnr = syntheticFnr(9003);
+    await journal.idle();
+    const pointers = () => conn.collection(PENDING_COLLECTION).countDocuments({});
+    const before = await pointers();
+    // Ten first sets at once: one creates, the others meet its duplicate key or a changed version.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        set(fnr, { aktiv: i % 2 === 0, tidspunkt: `2026-01-01T00:00:0${i}Z` }),
+      ),
+    );
+    expect(answers.every((a) => a.returKode === 'ok')).toBe(true);
+    await journal.idle();
+    expect(await pointers()).toBe(before);
+  });
 
   it('when a setting is set and the same request comes again, then endret then ikkeEndret, sekvensnummer 1', async () => {
     const fnr = syntheticFnr(1);
@@ -170,14 +190,14 @@ describe('settings storage', () => {
       ),
     );
     const changed = results.filter((r) => r.instansEndret === 'endret').length;
-    const stored = await repo.findForWrite(fnr, DEF);
-    const applied = stored!.history.filter((e) => e.applied);
+    const stored = present(await repo.findForWrite(fnr, DEF), 'the setting');
+    const applied = stored.history.filter((e) => e.applied);
     // Each request is recorded once: as a change, or (dated before a change that won) as superseded.
-    expect(stored!.history).toHaveLength(12);
+    expect(stored.history).toHaveLength(12);
     expect(applied.map((e) => e.sekvensnummer)).toEqual(
       Array.from({ length: changed }, (_, i) => i + 1),
     );
-    expect(stored!.state.sekvensnummer).toBe(changed);
+    expect(stored.state.sekvensnummer).toBe(changed);
   });
 
   it('when a proof comes with a change, then its bytes are stored apart and reads of the setting do not carry them', async () => {
@@ -188,10 +208,16 @@ describe('settings storage', () => {
       await set(fnr, { signertBevisMimeType: 'image/png', signertBevisInnhold: content }),
     ).toEqual({ returKode: 'ok', instansEndret: 'ikkeEndret' });
 
-    const raw = await conn.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr });
+    const raw = present(
+      await conn.collection(SETTINGS_COLLECTION).findOne({ innbyggerFnr: fnr }),
+      'the setting',
+    );
     expect(JSON.stringify(raw).length).toBeLessThan(PNG.length);
-    const proof = await conn.collection(PROOFS_COLLECTION).findOne({ settingId: raw!['_id'] });
-    expect(Buffer.from(proof!['bytes'].buffer).equals(PNG)).toBe(true);
+    const proof = present(
+      await conn.collection(PROOFS_COLLECTION).findOne({ settingId: raw['_id'] }),
+      'the proof',
+    );
+    expect(Buffer.from(proof['bytes'].buffer).equals(PNG)).toBe(true);
 
     const listed = await service.uploadedProofs(actor, {
       innbyggerFnr: fnr,
@@ -286,7 +312,7 @@ describe('settings storage', () => {
       // Writes between pages: new citizens, and citizens switching off and on again.
       await Promise.all([
         setPaged(syntheticFnr(300 + extra++), true),
-        setPaged(flapping[pages % flapping.length]!, pages % 2 === 0),
+        setPaged(present(flapping[pages % flapping.length], 'a flapping citizen'), pages % 2 === 0),
       ]);
     } while (cursor !== 0 && pages < 100);
 

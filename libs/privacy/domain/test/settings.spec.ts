@@ -1,4 +1,5 @@
 import { AppError } from '@nhp/shared-errors';
+import { present } from '@nhp/shared-testing';
 import {
   decideSet,
   isActiveAt,
@@ -193,7 +194,7 @@ describe('deciding a set request', () => {
     const recorded = stored(current.state, [
       ...history,
       {
-        ...history[0]!,
+        ...present(history[0], 'the first history entry'),
         recordNo: 4,
         sekvensnummer: 2,
         applied: false,

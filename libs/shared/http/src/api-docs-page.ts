@@ -186,10 +186,13 @@ function operationSection(
     .join('');
   const bodyMedia = op.requestBody?.content?.['application/json'];
   const body = bodyMedia ? `<p>Body: ${typeOf(bodyMedia.schema)}</p>` : '';
-  const verb = method.toUpperCase() === 'GET' ? '' : ` -X ${escapeHtml(method.toUpperCase())}`;
-  const auth = needsCredential ? ` ${escapeText(options.credential.curl)}` : '';
-  const data = bodyMedia ? ` -H 'Content-Type: application/json' -d '{...}'` : '';
-  const example = `curl -i${verb}${auth}${data} '${escapeHtml(options.origin)}${escapeHtml(path)}'`;
+  // One option per line, as a shell takes it pasted: no line is wider than the page.
+  const example = [
+    `curl -i${method.toUpperCase() === 'GET' ? '' : ` -X ${escapeHtml(method.toUpperCase())}`}`,
+    ...(needsCredential ? [escapeText(options.credential.curl)] : []),
+    ...(bodyMedia ? [`-H 'Content-Type: application/json' -d '{...}'`] : []),
+    `'${escapeHtml(options.origin)}${escapeHtml(path)}'`,
+  ].join(' \\\n  ');
   return `<section class="op" id="op-${escapeHtml(op.operationId)}">
 <h3><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>
 <p class="summary">${escapeHtml(op.summary)}${needsCredential ? ` <span class="key">${escapeHtml(options.credential.badge)}</span>` : ` <span class="public">${escapeHtml(options.credential.publicBadge)}</span>`}</p>
@@ -211,8 +214,10 @@ h2{border-bottom:2px solid #12355b;padding-bottom:.2rem;margin-top:2.5rem}h3 cod
 .key{background:#fff3cd;border:1px solid #e0c36a;border-radius:4px;padding:0 .4rem;font-size:.8em}
 .public{background:#e3f2e8;border:1px solid #8cc49f;border-radius:4px;padding:0 .4rem;font-size:.8em}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #dde3ea;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#eef2f6}td p{margin:0}.status{font-weight:700}.s2,.s3{color:#1f7a4d}.s4{color:#a15c00}.s5{color:#b42318}
-pre{background:#0f1b2a;color:#e6edf3;padding:.8rem;border-radius:6px;overflow:auto}code{background:#eef2f6;padding:0 .2rem;border-radius:3px}
+th{background:#eef2f6}td p{margin:0}.status{font-weight:700;white-space:nowrap}
+td code{white-space:nowrap}.s2,.s3{color:#1f7a4d}.s4{color:#a15c00}.s5{color:#b42318}
+pre{background:#0f1b2a;color:#e6edf3;padding:.8rem;border-radius:6px;overflow:auto}
+pre.example{white-space:pre-wrap;overflow-wrap:anywhere}code{background:#eef2f6;padding:0 .2rem;border-radius:3px}
 pre code{background:none}.note{color:#56606b;font-style:italic}details summary{cursor:pointer;color:#12355b}
 `;
 

@@ -30,7 +30,9 @@ export {
   type StartAppProcessOptions,
 } from './app-process';
 export { waitFor, type WaitForOptions } from './wait-for';
+export { present } from './present';
 export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
+export { AsyncApiContract, asyncApiProblems, type CapturedMessage } from './asyncapi';
 
 /**
  * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:
