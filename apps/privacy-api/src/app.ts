@@ -37,6 +37,8 @@ export const PUBLIC_ROUTES: ReadonlyArray<{ method: 'GET'; path: string }> = [
   // Operational figures, never personal data (README, "Metrics"); absent with METRICS_PORT.
   { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/openapi.json' },
+  // The events' contract (AsyncAPI 3), schemas only, like the OpenAPI document.
+  { method: 'GET', path: '/asyncapi.json' },
   { method: 'GET', path: '/docs' },
 ];
 
@@ -66,9 +68,36 @@ export function bodyLimitFor(basePath: string): (req: Request) => number {
 }
 
 /**
+ * The check of a request's head before its body is read: the X-hn-isdebug header, then the token
+ * (and proof), for every request but the public routes' (PUBLIC_ROUTES, matched as routing matches
+ * them: any letter case, a trailing slash). A request without valid credentials is so refused
+ * before anything reads, inflates or parses its body, and takes no large-body place; the routes'
+ * own `authenticate` then finds the caller set and lets the request through.
+ */
+export function checkBeforeBody(basePath: string, authenticate: RequestHandler): RequestHandler {
+  const publicPaths = new Set(
+    PUBLIC_ROUTES.flatMap(({ path }) => [path, `${basePath}${path}`]).map((p) => p.toLowerCase()),
+  );
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    if ((req.method === 'GET' || req.method === 'HEAD') && publicPaths.has(trimmed)) {
+      next();
+      return;
+    }
+    // Throws its refusal (400) before the token is looked at, as the routes order them.
+    checkDebugHeader(req, res, () => undefined);
+    // Returned, so that Express 5 answers its rejection (401) as any route's.
+    return authenticate(req, res, next);
+  };
+}
+
+/**
  * Builds privacy-api from its dependencies; tests call it with real infrastructure, main.ts with
- * the configured one. Order: request id, log, body parsing (413/415), /health, the X-hn-isdebug
- * check, the public description, authentication, the areas' routes (at the root and under
+ * the configured one. Order: request id, log, the X-hn-isdebug check and authentication of every
+ * request but the public routes' (checkBeforeBody), body parsing (413/415), /health, the X-hn-isdebug
+ * check again, the public description, authentication (done already but for public paths), the
+ * areas' routes (at the root and under
  * PRIVACY_API_BASE_PATH), 404/405, the ErrorResponse formatter.
  */
 export function createApp(deps: PrivacyApiDeps): Express {
@@ -97,6 +126,7 @@ export function createApp(deps: PrivacyApiDeps): Express {
     },
     metrics: metrics.http,
     serveMetrics: deps.serveMetrics,
+    beforeBody: checkBeforeBody(basePath, deps.authenticate),
     bodyLimit: bodyLimitFor(basePath),
     largeBodies: LARGE_BODIES,
     trustProxy: context.options.trustProxy,

@@ -48,6 +48,17 @@ export const privacyApiConfigSchema = z.object({
   PRIVACY_DPOP_REPLAY_STORE: z
     .enum(['memory', 'nats'], { error: 'expected memory or nats' })
     .default('memory'),
+  /**
+   * Bytes for the jtis of accepted DPoP proofs in this instance (16 a proof; at most 11/16 of the
+   * table live): 8 MiB holds 360 000 live proofs, each DPoP key an eighth of them (README, "DPoP
+   * replay table"). At least 64 KiB.
+   */
+  PRIVACY_DPOP_REPLAY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
 });
 
 export type PrivacyApiConfig = z.infer<typeof privacyApiConfigSchema>;

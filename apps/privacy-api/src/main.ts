@@ -30,7 +30,6 @@ import {
 import { createShutdown } from '@nhp/shared-shutdown';
 import { startTracing } from '@nhp/shared-tracing';
 import { setTimeout as delay } from 'node:timers/promises';
-import { setFlagsFromString } from 'node:v8';
 import { createPrivacyApp } from './app';
 import { privacyApiConfigSchema, resolveAllowDebug, resolveAllowSyntheticIds } from './config';
 import { createPrivacyContext } from './context';
@@ -42,19 +41,7 @@ const NATS_START_WAIT_MS = 5000;
 const DPOP_PROOF_WINDOW_SEC = 60;
 const DPOP_REPLAY_BUCKET = 'privacy_dpop_jti';
 
-/**
- * The old generation is collected once it is 1.5 times what the last full collection kept,
- * instead of V8's own factor (up to 4 for a small heap): under a status load that let promoted
- * garbage grow the old space from about 45 to 90 MB between full collections (RSS after the
- * bench's status load 193-203 MB, about 152 MB with this), for no measurable share more of the
- * CPU in the collector (tools/bench/README.md, privacy-api, Memory). V8 reads the flag at every
- * full collection, so setting it here works like the command-line flag and needs no Dockerfile
- * change per app.
- */
-const HEAP_GROWING_PERCENT = 50;
-
 async function main(): Promise<void> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const config = loadConfigOrExit(privacyApiConfigSchema);
   // Before anything that makes spans (MongoDB, HTTP, NATS): on only when OTEL_* asks for it.
   const tracing = startTracing({ serviceName: 'privacy-api' });
@@ -79,7 +66,11 @@ async function main(): Promise<void> {
   const authOptions = await privacyAuthOptionsFromConfig(config, { logger });
   const auth = createPrivacyAuth({
     ...authOptions,
-    dpop: { iatWindowSec: DPOP_PROOF_WINDOW_SEC, sharedReplayStore: replayStore },
+    dpop: {
+      iatWindowSec: DPOP_PROOF_WINDOW_SEC,
+      sharedReplayStore: replayStore,
+      replayCacheBytes: config.PRIVACY_DPOP_REPLAY_MAX_BYTES,
+    },
   });
 
   const mongo = await connectMongo({

@@ -6,6 +6,7 @@ import {
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createSettingEventPublisher, privacyEventsStreamSpec } from '@nhp/privacy-data-access';
 import { createLogger } from '@nhp/shared-logger';
+import { AsyncApiContract } from '@nhp/shared-testing';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { present } from '@nhp/shared-testing';
 import request from 'supertest';
@@ -13,6 +14,11 @@ import { TEMPLATES, TEST_CLIENT, usePrivacyHarness } from './support/harness';
 import { PATHS } from './settings-fixtures';
 
 const h = usePrivacyHarness();
+/**
+ * The events' contract as the repository holds it (docs/asyncapi, what downstream teams generate
+ * their models from): every event read from the stream must fit it, headers and payload.
+ */
+const contract = AsyncApiContract.fromFile('docs/asyncapi/privacy-api.json');
 
 interface StoredEvent {
   subject: string;
@@ -32,6 +38,8 @@ async function streamEvents(): Promise<StoredEvent[]> {
   ) {
     const msg = await jsm.streams.getMessage(PRIVACY_EVENTS_STREAM, { seq }).catch(() => null);
     if (!msg) continue;
+    const headers = Object.fromEntries([...msg.header.keys()].map((k) => [k, msg.header.get(k)]));
+    expect(contract.problems({ subject: msg.subject, headers, payload: msg.json() })).toEqual([]);
     out.push({
       subject: msg.subject,
       msgId: msg.header.get('Nats-Msg-Id') || undefined,

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { asyncApiProblems } from '@nhp/shared-testing';
 import request from 'supertest';
 import { usePrivacyHarness } from './support/harness';
 
@@ -104,7 +107,13 @@ describe('GET /openapi.json and GET /docs', () => {
         .filter(([, op]) => Array.isArray(op.security) && op.security.length === 0)
         .map(([method]) => `${method} ${path}`),
     );
-    expect(open.sort()).toEqual(['get /docs', 'get /health', 'get /metrics', 'get /openapi.json']);
+    expect(open.sort()).toEqual([
+      'get /asyncapi.json',
+      'get /docs',
+      'get /health',
+      'get /metrics',
+      'get /openapi.json',
+    ]);
   });
 
   it('when read, then the request bodies of parties and definitions reject unlisted properties', () => {
@@ -120,6 +129,18 @@ describe('GET /openapi.json and GET /docs', () => {
         additionalProperties: false,
       });
     }
+  });
+
+  it('when /asyncapi.json is asked without a token, at the root and under the base path, then the AsyncAPI 3 document of its events is served, the one written to docs/asyncapi', async () => {
+    const written = JSON.parse(
+      readFileSync(resolve(__dirname, '../../../docs/asyncapi/privacy-api.json'), 'utf8'),
+    ) as unknown;
+    for (const path of ['/asyncapi.json', '/personvern/asyncapi.json']) {
+      const res = await request(h.get().app).get(path).expect(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual(written);
+    }
+    expect(await asyncApiProblems(written)).toEqual([]);
   });
 
   it('when /docs is asked, then a self-contained HTML page names the operations', async () => {

@@ -9,6 +9,7 @@ import { connect } from '@nats-io/transport-node';
 import { PRIVACY_EVENTS_STREAM } from '@nhp/privacy-contracts';
 import {
   freePort,
+  AsyncApiContract,
   startMongoServerProcess,
   startNatsServer,
   useTestInfra,
@@ -105,6 +106,17 @@ describe('privacy-api in operation', () => {
       sekvensnummer: 1,
       aktiv: true,
     });
+    // As a downstream consumer receives it, it fits the contract the repository holds.
+    const headers = Object.fromEntries(
+      [...(message?.headers?.keys() ?? [])].map((k) => [k, message?.headers?.get(k) ?? '']),
+    );
+    expect(
+      AsyncApiContract.fromFile('docs/asyncapi/privacy-api.json').problems({
+        subject: message?.subject ?? '',
+        headers,
+        payload: message?.json(),
+      }),
+    ).toEqual([]);
   }, 60_000);
 
   it('when NATS is down at start and stays down, then the app is ready and writes succeed; the event goes out once NATS is there', async () => {

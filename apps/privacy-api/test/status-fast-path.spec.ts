@@ -355,6 +355,24 @@ describe('the status check fast path', () => {
     expect(invalid.answered).toBe(0);
   });
 
+  it('when two Authorization headers come, then the refusal is Express’s, whichever would pass', async () => {
+    const definition = await seeded();
+    const good = `Bearer ${await h.get().token({ scopes: ['read'] })}`;
+    for (const target of ['fast', 'express'] as const) {
+      via = target;
+      const before = app.fastPathStats();
+      const res = await request(origin)
+        .post(PATHS.status)
+        // An array is sent as one header line per value.
+        .set('Authorization', [good, 'Bearer other'] as unknown as string)
+        .send(statusBody(definition, nextFnr()));
+      via = 'fast';
+      expect(res.status).toBe(401);
+      expect(res.body.message).toMatch(/one Authorization header/);
+      expect(app.fastPathStats().answered).toBe(before.answered);
+    }
+  });
+
   it('when the content type is not JSON or the body is not JSON, then the answer is Express’s refusal', async () => {
     const definition = await seeded();
     const wrongType = await both({
@@ -368,8 +386,9 @@ describe('the status check fast path', () => {
     expect(malformed.fast.status).toBe(400);
     expect(malformed.handedOver).toBe(1);
 
+    // Without a token the body is not read at all: the token is checked first.
     const malformedNoToken = await both({ body: '{"innbyggerFnr": ', auth: 'none' });
-    expect(malformedNoToken.fast.status).toBe(400);
+    expect(malformedNoToken.fast.status).toBe(401);
 
     const notJsonAtAll = await both({ body: 'innbyggerFnr' });
     expect(notJsonAtAll.fast.status).toBe(400);

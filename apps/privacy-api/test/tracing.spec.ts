@@ -3,7 +3,12 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { PRIVACY_EVENTS_STREAM } from '@nhp/privacy-contracts';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
-import { recordSpans, sensitiveAttributes, type RecordedSpan } from '@nhp/shared-testing';
+import {
+  AsyncApiContract,
+  recordSpans,
+  sensitiveAttributes,
+  type RecordedSpan,
+} from '@nhp/shared-testing';
 import request from 'supertest';
 import { createPrivacyApp } from '../src/app';
 import { createPrivacyContext, type PrivacyContext } from '../src/context';
@@ -78,6 +83,9 @@ async function setSetting(traceId: string): Promise<{ fnr: string; requestId: st
   return { fnr, requestId: res.headers['x-request-id'] as string };
 }
 
+/** The events' contract as the repository holds it (docs/asyncapi). */
+const contract = AsyncApiContract.fromFile('docs/asyncapi/privacy-api.json');
+
 async function storedEvent(fnr: string): Promise<Record<string, unknown> | undefined> {
   const jsm = await jetstreamManager(h.get().nats);
   const info = await jsm.streams.info(PRIVACY_EVENTS_STREAM).catch(() => undefined);
@@ -86,6 +94,13 @@ async function storedEvent(fnr: string): Promise<Record<string, unknown> | undef
     const msg = await jsm.streams.getMessage(PRIVACY_EVENTS_STREAM, { seq }).catch(() => null);
     const event = msg?.json<Record<string, unknown>>();
     if ((event?.['data'] as { innbyggerFnr?: string } | undefined)?.innbyggerFnr === fnr) {
+      // With tracing on the event carries the extension attributes: still what the contract says.
+      const headers = Object.fromEntries(
+        [...(msg?.header.keys() ?? [])].map((k) => [k, msg?.header.get(k) ?? '']),
+      );
+      expect(contract.problems({ subject: msg?.subject ?? '', headers, payload: event })).toEqual(
+        [],
+      );
       return { ...event, natsTraceparent: msg?.header.get('traceparent') };
     }
   }

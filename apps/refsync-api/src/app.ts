@@ -250,8 +250,8 @@ export function createApp(deps: RefsyncAppDeps): RefsyncApp {
     },
   });
 
-  // pino's isLevelEnabled walks the logger's prototype chain: measured head to head, asking it on
-  // every cached read cost 2.7% of their throughput. The answer is kept and follows level changes.
+  // pino's isLevelEnabled walks the logger's prototype chain on every call, a measurable share of a
+  // cached read (tools/bench/README.md). The answer is kept and follows level changes.
   let debugEnabled = logger.isLevelEnabled('debug');
   logger.on('level-change', () => {
     debugEnabled = logger.isLevelEnabled('debug');

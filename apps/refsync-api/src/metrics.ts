@@ -25,8 +25,8 @@ export interface MetricsSources extends ConnectionChecks {
  * apps in one process never share figures.
  *
  * The request path counts in plain integers that become samples when scraped: a labelled
- * prom-client `inc` hashes its labels on every call, which the fast path, answering a 304 in
- * about 25 us of CPU, would feel.
+ * prom-client `inc` hashes its labels on every call, a cost of the same order as the fast path's
+ * own work for a 304 (tools/bench/README.md).
  */
 export class RefsyncApiMetrics {
   readonly registry;

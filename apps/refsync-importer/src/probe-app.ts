@@ -11,7 +11,12 @@ import { problemDetailsFormatter } from '@nhp/refsync-http';
 import { createHttpApp } from '@nhp/shared-http';
 import { conflict, notFound, unauthorized } from '@nhp/shared-errors';
 import type { Logger } from '@nhp/shared-logger';
-import type { Importer, ImporterMetrics, RunReport } from '@nhp/refsync-import';
+import {
+  refsyncAsyncApiDocument,
+  type Importer,
+  type ImporterMetrics,
+  type RunReport,
+} from '@nhp/refsync-import';
 
 export interface ProbeAppOptions {
   logger: Logger;
@@ -48,6 +53,7 @@ export function createProbeApp(options: ProbeAppOptions) {
   const health = createHealth({ checks: options.checks, logger: options.logger });
   options.metrics.watchReadiness(async () => (await health.readiness()).ready);
   const expected = digest(options.adminToken);
+  const asyncApiBytes = Buffer.from(JSON.stringify(refsyncAsyncApiDocument()), 'utf8');
 
   const requireAdmin = (req: Request): void => {
     const token = bearerToken(req);
@@ -71,6 +77,11 @@ export function createProbeApp(options: ProbeAppOptions) {
     // Requests counted by route template, and GET /metrics (no token: figures, no data).
     metrics: options.metrics.http,
     routes: (router) => {
+      // The events' contract (AsyncAPI 3), without a token as the probes: schemas, no data.
+      router.get('/asyncapi.json', (_req, res) => {
+        res.type('application/json').send(asyncApiBytes);
+      });
+
       router.get('/sync/:runId', async (req, res) => {
         requireAdmin(req);
         const run = await options.runs.get(String(req.params['runId']));

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { SYNC_COMPLETED_SUBJECT } from '@nhp/refsync-contracts';
 import { readSampleData, sampleDataPath } from '@nhp/refsync-sample-data';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
-import { freePort, useTestInfra } from '@nhp/shared-testing';
+import { AsyncApiContract, freePort, useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/context';
 import { syncCompletedEvent } from '@nhp/refsync-data-access';
 import { eventually, quietLogger, startContext, testConfig, upstreamDir } from './helpers';
@@ -25,6 +25,9 @@ describe('end to end: importer -> NATS -> refsync-api', () => {
     id: string;
     data: { currentVersion: number; datasets: Record<string, unknown> };
   }> = [];
+  /** Every received event is checked against the contract the repository holds (docs/asyncapi). */
+  const contract = AsyncApiContract.fromFile('docs/asyncapi/refsync-importer.json');
+  const problems: string[] = [];
 
   beforeAll(async () => {
     files = await upstreamDir();
@@ -49,6 +52,10 @@ describe('end to end: importer -> NATS -> refsync-api', () => {
       callback: (_err, msg) => {
         const event = syncCompletedEvent.parse(msg.data);
         events.push({ id: event.id, data: event.data });
+        const headers = Object.fromEntries(
+          [...(msg.headers?.keys() ?? [])].map((k) => [k, msg.headers?.get(k) ?? '']),
+        );
+        problems.push(...contract.problems({ subject: msg.subject, headers, payload: msg.json() }));
       },
     });
     await observer.flush();
@@ -140,6 +147,7 @@ describe('end to end: importer -> NATS -> refsync-api', () => {
       'the sync-completed event of version 2',
     );
     expect(events.filter((e) => e.id === 'refsync-sync-completed-2')).toHaveLength(1);
+    expect(problems).toEqual([]);
     expect(event.data.datasets).toEqual({
       treatmentGroup: {
         added: second.datasets?.treatmentGroup.added,

@@ -13,7 +13,7 @@ import {
 } from '@nhp/refsync-contracts';
 import { refsyncModels, syncCompletedEvent } from '@nhp/refsync-data-access';
 import { publishCloudEvent, type CloudEvent } from '@nhp/shared-messaging';
-import { useTestInfra } from '@nhp/shared-testing';
+import { AsyncApiContract, useTestInfra } from '@nhp/shared-testing';
 import type { ImporterContext } from '../src/context';
 import {
   eventually,
@@ -26,6 +26,11 @@ import {
 } from './helpers';
 
 const infra = useTestInfra();
+/**
+ * The events' contract as the repository holds it (docs/asyncapi, what downstream teams generate
+ * their models from): every event captured from nats-server must fit it, headers and payload.
+ */
+const contract = AsyncApiContract.fromFile('docs/asyncapi/refsync-importer.json');
 
 /** The ids of every message the stream holds, oldest first. */
 async function streamEventIds(nc: NatsConnection): Promise<string[]> {
@@ -34,7 +39,10 @@ async function streamEventIds(nc: NatsConnection): Promise<string[]> {
   const out: string[] = [];
   for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
     const msg = await jsm.streams.getMessage(REFSYNC_STREAM, { seq }).catch(() => null);
-    if (msg) out.push((msg.json() as { id: string }).id);
+    if (!msg) continue;
+    const headers = Object.fromEntries([...msg.header.keys()].map((k) => [k, msg.header.get(k)]));
+    expect(contract.problems({ subject: msg.subject, headers, payload: msg.json() })).toEqual([]);
+    out.push((msg.json() as { id: string }).id);
   }
   return out;
 }
@@ -45,6 +53,11 @@ describe('sync-completed events on NATS JetStream', () => {
   let observer: NatsConnection;
   let treatment = [tg('T1'), tg('T2'), tg('T3'), tg('T4'), tg('T5')];
   const received: Array<CloudEvent<SyncCompletedEventData>> = [];
+  /** What the subscription found wrong with the events it received, checked after each test. */
+  const problems: string[] = [];
+  afterEach(() => {
+    expect(problems.splice(0)).toEqual([]);
+  });
 
   beforeAll(async () => {
     files = await upstreamDir();
@@ -67,6 +80,10 @@ describe('sync-completed events on NATS JetStream', () => {
       callback: (_err, msg) => {
         received.push(syncCompletedEvent.parse(msg.data));
         expect(msg.headers?.get('Content-Type')).toBe('application/cloudevents+json');
+        const headers = Object.fromEntries(
+          [...(msg.headers?.keys() ?? [])].map((k) => [k, msg.headers?.get(k) ?? '']),
+        );
+        problems.push(...contract.problems({ subject: msg.subject, headers, payload: msg.json() }));
       },
     });
     await observer.flush();

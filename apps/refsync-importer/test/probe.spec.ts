@@ -1,12 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { closeServer, listen, serverPort } from '@nhp/shared-http';
 import { mongoPing } from '@nhp/shared-persistence';
 import { natsIsConnected } from '@nhp/shared-messaging';
-import { Scrape, useTestInfra } from '@nhp/shared-testing';
+import { asyncApiProblems, Scrape, useTestInfra } from '@nhp/shared-testing';
 import { SYNC_COMPLETED_EVENT_TYPE } from '@nhp/refsync-contracts';
 import type { ImporterContext } from '../src/context';
 import { createProbeApp } from '../src/probe-app';
@@ -67,6 +68,16 @@ describe('probe server', () => {
     await request(app).get('/livez').expect(200);
     const ready = await request(app).get('/readyz').expect(200);
     expect(JSON.stringify(ready.body)).toMatch(/mongodb/);
+  });
+
+  it('when /asyncapi.json is asked without a token, then the AsyncAPI 3 document of its events is served, the one written to docs/asyncapi', async () => {
+    const written = JSON.parse(
+      readFileSync(resolve(__dirname, '../../../docs/asyncapi/refsync-importer.json'), 'utf8'),
+    ) as unknown;
+    const res = await request(app).get('/asyncapi.json').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual(written);
+    expect(await asyncApiProblems(written)).toEqual([]);
   });
 
   it('when POST /sync has no or a wrong bearer token, then it answers 401 as problem details and starts nothing', async () => {

@@ -6,6 +6,7 @@
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'mongo-server': () => import('./mongo-server'),
   'privacy-api': () => import('./privacy-api'),
+  'privacy-hostile': () => import('./privacy-hostile'),
   'privacy-mirror': () => import('./privacy-mirror'),
   'refsync-api': () => import('./refsync-api'),
   'refsync-importer': () => import('./refsync-importer'),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import proxyaddr from 'proxy-addr';
 import { setCaller, type AuthenticatedCaller, type AuthRequest } from '@nhp/privacy-auth';
 import { sjekkInnbyggersPiStatusV2RequestSchema } from '@nhp/privacy-contracts';
 import type { SettingsUseCases } from '@nhp/privacy-domain';
@@ -21,8 +22,8 @@ import { rememberUseCaseFailure } from './handed-over';
 /**
  * A fast path for the status check (POST /personverninnstillinger/sjekkinnbyggerspistatus/v2),
  * the operation clients call once per citizen and definition, in front of the Express app.
- * Express's middleware stack costs more CPU per request than the check's own work (see the bench
- * README), so the common case, a JSON body from an authenticated caller that gets a 200, is
+ * Express's middleware stack costs more CPU per request than the check's own work
+ * (tools/bench/README.md, privacy-api), so the common case, a JSON body from an authenticated caller that gets a 200, is
  * answered here with the pieces the app uses: PrivacyAuth.verify, shared-http's JSON body reader
  * (the app's own: media types, charset, limit, refusals), the body contract, the settings use
  * case, requestIdFrom and shared-http's request log line.
@@ -30,8 +31,7 @@ import { rememberUseCaseFailure } from './handed-over';
  * Everything else goes to Express, in one of two ways:
  * - untouched, before anything of the request was read: other paths and methods, a query string,
  *   an X-hn-isdebug header, no Host, a Content-Encoding or Transfer-Encoding, no Content-Length
- *   or 0 (an empty body, which the contract refuses anyway), a trusted proxy
- *   setting (Express then computes the URL a DPoP proof names), a token or proof that does not
+ *   or 0 (an empty body, which the contract refuses anyway), a token or proof that does not
  *   verify (verification leaves no trace but counters: the jti of a proof is only remembered once
  *   it is accepted, so Express's check answers the same), and a body the reader does not read
  *   (none, or not of a JSON type).
@@ -42,6 +42,31 @@ import { rememberUseCaseFailure } from './handed-over';
  *   it always does: a refusal of the body, a missing scope, a body the contract refuses, an error
  *   of the use case.
  */
+
+/**
+ * Behind a trusted proxy (HTTP_TRUST_PROXY, Express's "trust proxy"), the URL a DPoP proof names is
+ * the one the client addressed, which X-Forwarded-Proto and X-Forwarded-Host describe: read here as
+ * Express reads them for `req.protocol` and `req.host` (the first value of each, and only when the
+ * peer is trusted), so that the fast path and the route accept and refuse the same proofs. Whether
+ * the peer is trusted is proxy-addr's answer, the library Express asks, for the setting compiled as
+ * Express compiles it (its compileTrust, which it does not export: true, a hop count, or a list of
+ * addresses, subnets and names). X-Forwarded-For is left alone as the route leaves it: nothing on
+ * this path reads the client's address (`req.ip`); the request line names the peer, as Express's does.
+ */
+function compileTrust(setting: boolean | number | string): (addr: string, hop: number) => boolean {
+  if (setting === true) return () => true;
+  if (typeof setting === 'number') return (_addr, hop) => hop < setting;
+  if (typeof setting === 'string')
+    return proxyaddr.compile(setting.split(',').map((v) => v.trim()));
+  return proxyaddr.compile([]);
+}
+
+/** The first of a forwarded header's values, as Express takes it (undefined when absent or empty). */
+function firstForwarded(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const comma = value.indexOf(',');
+  return comma === -1 ? value : value.substring(0, comma);
+}
 
 /** Content-Length as Node's parser accepts it. */
 const DIGITS = /^\d{1,15}$/;
@@ -56,7 +81,7 @@ export interface StatusFastPathDeps {
   basePath: string;
   /** The body limit of the status route (BODY_LIMIT), as the app applies it. */
   bodyLimit: number;
-  /** Express "trust proxy": with any setting but off, every request goes to Express. */
+  /** Express "trust proxy" (HTTP_TRUST_PROXY): whether X-Forwarded-Proto/Host name the URL. */
   trustProxy: boolean | number | string;
   /** The app behind the fast path. */
   express: (req: IncomingMessage, res: ServerResponse) => void;
@@ -96,7 +121,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }),
   );
   const statusChecks = deps.metrics?.statusChecks;
-  const enabled = !deps.trustProxy;
+  const trust = compileTrust(deps.trustProxy);
   /** The route template Express would name for this path (for the request's span). */
   const route = (url: string) =>
     deps.basePath && url.toLowerCase().startsWith(deps.basePath.toLowerCase())
@@ -113,7 +138,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
 
   /** Whether the request is one the fast path may take, judged on its head alone. */
   function eligible(req: IncomingMessage): boolean {
-    if (req.method !== 'POST' || !enabled) return false;
+    if (req.method !== 'POST') return false;
     const url = req.url;
     if (url === undefined || !paths.has(url.toLowerCase())) return false;
     const headers = req.headers;
@@ -139,13 +164,28 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
   ): Promise<void> {
     const url = req.url as string;
     const headers = req.headers;
-    const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+    // The URL the client addressed, as Express derives it (see compileTrust).
+    let protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+    let host = headers.host as string;
+    if (trust(req.socket.remoteAddress as string, 0)) {
+      // Node joins repeated X-Forwarded-* headers into one string.
+      const proto = headers['x-forwarded-proto'] as string | undefined;
+      const forwardedHost = headers['x-forwarded-host'] as string | undefined;
+      protocol = firstForwarded(proto)?.trim() ?? protocol;
+      host = firstForwarded(forwardedHost)?.trimEnd() ?? host;
+      if (host === '') {
+        // A forwarded host that names none: Express's answer, untouched (nothing was read).
+        express(req, res);
+        return;
+      }
+    }
     let caller: AuthenticatedCaller;
     try {
       caller = await deps.verify({
         method: 'POST',
-        url: `${protocol}://${headers.host}${url}`,
+        url: `${protocol}://${host}${url}`,
         headers,
+        rawHeaders: req.rawHeaders,
       });
     } catch {
       // Express checks again and answers the refusal (nothing of the request was read).

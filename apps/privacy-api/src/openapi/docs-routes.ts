@@ -1,3 +1,4 @@
+import { privacyAsyncApiDocument } from '@nhp/privacy-data-access';
 import { renderApiDocsPage } from '@nhp/shared-http';
 import { Router } from 'express';
 import type { PrivacyContext } from '../context';
@@ -9,7 +10,10 @@ const PRIVACY_CREDENTIAL = {
   publicBadge: 'no token',
 };
 
-/** GET /openapi.json and GET /docs: public (schemas only, no data; see the README). */
+/**
+ * GET /openapi.json, GET /asyncapi.json (the events' contract) and GET /docs: public (schemas
+ * only, no data; see the README).
+ */
 export function createDocsRoutes(_context: PrivacyContext): Router {
   const router = Router();
   const document = openApiDocument();
@@ -17,6 +21,10 @@ export function createDocsRoutes(_context: PrivacyContext): Router {
   const pages = new Map<string, string>();
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(bytes);
+  });
+  const asyncApiBytes = Buffer.from(JSON.stringify(privacyAsyncApiDocument()), 'utf8');
+  router.get('/asyncapi.json', (_req, res) => {
+    res.type('application/json').send(asyncApiBytes);
   });
   router.get('/docs', (req, res) => {
     // One page per origin the clients use (the curl examples name it); a handful at most.

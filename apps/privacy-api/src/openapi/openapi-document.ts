@@ -292,6 +292,17 @@ const publicOperations: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/asyncapi.json',
+    operationId: 'asyncApiDocument',
+    summary:
+      'The AsyncAPI 3 document of the events privacy-api publishes on NATS (setting-changed), to generate consumers from (no token needed: it holds no data)',
+    tag: 'documentation',
+    access: 'public',
+    success: { status: 200, description: 'The document (also docs/asyncapi/privacy-api.json).' },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/docs',
     operationId: 'apiReference',
     summary: 'A readable API reference generated from this document (no token needed)',

@@ -1,4 +1,5 @@
 import {
+  checkPrimeSync,
   constants,
   createHash,
   hash,
@@ -8,7 +9,7 @@ import {
 } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ACCEPTED_ALGS } from './errors';
-import { ReplayTable } from './replay-table';
+import { ReplayShares, ReplayTable } from './replay-table';
 
 /**
  * DPoP proofs (RFC 9449 §4.3): `typ` dpop+jwt, an accepted asymmetric algorithm, the public key in
@@ -27,17 +28,16 @@ import { ReplayTable } from './replay-table';
  * Why the proof's JWS is checked here with node:crypto rather than with jose (the access token
  * still goes through jose's jwtVerify, and is cached by its hash): a proof is new on every request
  * and jose's `jwtVerify` with `EmbeddedJWK` imports the embedded key into WebCrypto and verifies
- * asynchronously each time. Measured on the project's 2-core machine over 3000 ES256 proofs: 0.37
- * ms of CPU a proof with jose, 0.09 ms with `crypto.verify` and a `KeyObject` kept per key; under
- * the status-check benchmark that was about 0.3 ms of the 0.67 ms DPoP added per request. The
- * signature itself (about 70 µs for ES256) is checked on libuv's thread pool (`crypto.verify` with
- * a callback), so that it runs beside the event loop where a second core is free; the jti is looked
- * up and remembered in one turn after it, so copies of one proof checked at once cannot both pass.
+ * asynchronously each time, while a `KeyObject` kept per key is imported once (the figures:
+ * tools/bench/README.md). The signature itself, the one expensive step, is checked on libuv's
+ * thread pool (`crypto.verify` with a callback), so that it runs beside the event loop where a
+ * second core is free; the jti is looked up and remembered in one turn after it, so copies of one
+ * proof checked at once cannot both pass.
  * The checks jose made on the way are all made below: compact form with base64url parts, JSON object
  * header and claims, no `crit` (no extension is understood), `typ` compared as jose does
  * (case-insensitive, optional `application/` prefix), `alg` on the allow-list, the `jwk` header a
  * public key of the algorithm's type (`use` sig and `alg` equal when present, `key_ops` allowing
- * verify, RSA of at least 2048 bits), and `iat`, `exp`, `nbf` numeric with `exp` and `nbf` honoured.
+ * verify; RSA keys further held to the rules of acceptableRsaKey, below), and `iat`, `exp`, `nbf` numeric with `exp` and `nbf` honoured.
  */
 
 export class ProofError extends Error {
@@ -61,6 +61,21 @@ export class ReplayStoreUnavailableError extends Error {
 }
 
 /**
+ * The proof's key has its share of the replay table in use (see ReplayShares): this key's proofs
+ * are refused for `retryAfterSec`, every other key's still pass.
+ */
+export class ReplayShareExceededError extends Error {
+  override readonly name = 'ReplayShareExceededError';
+
+  constructor(readonly retryAfterSec: number) {
+    super(`this DPoP key has its share of the replay table in use; retry after ${retryAfterSec} s`);
+  }
+}
+
+/** A key's share of the replay table by default: an eighth of what it holds. */
+export const DEFAULT_REPLAY_SHARE = 1 / 8;
+
+/**
  * Proofs' jtis shared by every instance behind a load balancer (PRIVACY_DPOP_REPLAY_STORE=nats):
  * `claim` answers true for the first claim of a key within the proof window, false after.
  */
@@ -78,6 +93,12 @@ export interface DpopOptions {
    * a live entry is never dropped.
    */
   replayCacheBytes?: number;
+  /**
+   * The share of the replay table one DPoP key may use (see ReplayShares). Default 1/8: at 8 MiB,
+   * 45 000 live proofs, 375 a second sustained per key at the default window. 1 (or more): no
+   * share, one key may fill the table.
+   */
+  replayShare?: number;
   /** Bytes for checked proof headers with their imported public keys. Default 2 MiB (about 800 keys). */
   keyCacheBytes?: number;
   /**
@@ -192,6 +213,54 @@ function checkedJwk(
   return { thumbprint, members };
 }
 
+/** RSA keys a proof may carry: modulus bits (jose's floor; the ceiling bounds the work a proof costs). */
+export const RSA_MODULUS_BITS = { min: 2048, max: 8192 } as const;
+/** The one RSA public exponent accepted: what every library makes (F4), and no weak one (1, 3). */
+export const RSA_PUBLIC_EXPONENT = 65537n;
+
+/**
+ * The product of the odd primes below 752: a modulus sharing a factor with it has a small factor
+ * (NIST SP 800-89 §5.3.3, partial public-key validation of an RSA modulus).
+ */
+const SMALL_PRIMES_PRODUCT = (() => {
+  let product = 1n;
+  for (let candidate = 3; candidate < 752; candidate += 2) {
+    let prime = true;
+    for (let d = 3; d * d <= candidate; d += 2) if (candidate % d === 0) prime = false;
+    if (prime) product *= BigInt(candidate);
+  }
+  return product;
+})();
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
+ * Whether an RSA public key is one a private key can stand behind (partial validation, NIST SP
+ * 800-89 §5.3.3): the exponent 65537, a modulus of 2048-8192 bits that is odd, not a prime and
+ * without small factors. A key with `e` = 1 makes its "signature" the padded hash itself, so anyone
+ * holding a token bound to it could make its proofs; a prime or easily factored modulus gives away
+ * the private exponent alike. node:crypto imports any such key, so the rules are checked here (the
+ * primality test is OpenSSL's, through checkPrimeSync).
+ */
+function acceptableRsaKey(key: KeyObject, modulus: string): boolean {
+  const details = key.asymmetricKeyDetails;
+  const bits = details?.modulusLength ?? 0;
+  if (bits < RSA_MODULUS_BITS.min || bits > RSA_MODULUS_BITS.max) return false;
+  if (details?.publicExponent !== RSA_PUBLIC_EXPONENT) return false;
+  const n = Buffer.from(modulus, 'base64url');
+  if (((n[n.length - 1] as number) & 1) === 0) return false;
+  if (gcd(BigInt(`0x${n.toString('hex')}`), SMALL_PRIMES_PRODUCT) !== 1n) return false;
+  return !checkPrimeSync(n, { checks: 1 });
+}
+
+/**
+ * The proof's key, imported by node:crypto. An EC key's point is checked on its curve by the
+ * import itself (OpenSSL refuses a point that is not on it: "Invalid JWK EC key"); RSA keys are
+ * held to acceptableRsaKey.
+ */
 function importKey(members: Record<string, string>): KeyObject {
   let key: KeyObject;
   try {
@@ -199,8 +268,7 @@ function importKey(members: Record<string, string>): KeyObject {
   } catch {
     throw malformed();
   }
-  // jose refuses RSA keys under 2048 bits; so do we.
-  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+  if (key.asymmetricKeyType === 'rsa' && !acceptableRsaKey(key, members['n'] as string)) {
     throw malformed();
   }
   return key;
@@ -208,8 +276,8 @@ function importKey(members: Record<string, string>): KeyObject {
 
 /**
  * Whether the signature is valid, checked on libuv's thread pool (node:crypto's verify with a
- * callback): the one expensive step of a proof (an ES256 check is about 70 µs of CPU) then runs
- * beside the event loop instead of on it, so that request handling goes on while it runs.
+ * callback): the one expensive step of a proof then runs beside the event loop instead of on it,
+ * so that request handling goes on while it runs.
  */
 function signatureValid(
   alg: Alg,
@@ -265,6 +333,12 @@ export function createDpopVerifier(options: DpopOptions = {}) {
   // The jtis of accepted proofs, each until its iat leaves the window, bounded in bytes. A full
   // table refuses new proofs rather than forget a live one (which would let its replay through).
   const seen = new ReplayTable(options.replayCacheBytes ?? 8 * 1024 * 1024);
+  // Each key's share of it, so that one client cannot lock every other one out.
+  const share = options.replayShare ?? DEFAULT_REPLAY_SHARE;
+  const shares =
+    share < 1
+      ? new ReplayShares(Math.max(1, Math.floor(seen.capacity * share)), windowMs / 1000)
+      : undefined;
   // Encoded protected header → what checking it gave (algorithm, key thumbprint, imported key).
   // A client signs every proof under the same header bytes, and everything checked about the
   // header follows from those bytes alone, so a header seen before is not decoded, checked and
@@ -337,8 +411,11 @@ export function createDpopVerifier(options: DpopOptions = {}) {
     // acceptable while its iat is within the window, so its jti is remembered as long.
     const digest = hash('sha256', `${input.jkt}:${jti}`, 'buffer');
     const replayKey = ReplayTable.keyOf(digest);
+    const wait = shares?.wait(input.jkt, input.nowMs) ?? 0;
+    if (wait > 0) throw new ReplayShareExceededError(wait);
     const claimed = seen.claim(replayKey, iat * 1000 + windowMs, input.nowMs);
     if (claimed === 'replay') throw new ProofError('The DPoP proof has been used before', true);
+    if (claimed === 'fresh') shares?.count(input.jkt, input.nowMs);
     if (claimed === 'full') {
       throw new ReplayStoreUnavailableError(
         'the DPoP replay cache is full (dpop.replayCacheBytes): proofs are refused until entries expire',

@@ -66,6 +66,21 @@ export function authUnavailable(message: string, dependency: AuthDependency): Ap
   return err;
 }
 
+/**
+ * 429 EPVK-100429: the request's DPoP key has its share of the replay table in use (a verdict on
+ * this key alone, not an outage: the other keys go on); `Retry-After` says when it may go on.
+ */
+export function replayShareExceeded(retryAfterSec: number): AppError {
+  return new AppError({
+    code: PRIVACY_CODES.replayShareExceeded,
+    status: 429,
+    message: `This DPoP key has sent more proofs than the service keeps for one key; retry after ${retryAfterSec} s`,
+    category: 'rate-limit',
+    expose: true,
+    headers: { 'Retry-After': String(retryAfterSec) },
+  });
+}
+
 /** RFC 6750 / RFC 9449 error codes of a WWW-Authenticate challenge. */
 export type ChallengeError =
   'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'insufficient_scope';

@@ -8,12 +8,14 @@ import { hasCaller, newCaller, setCaller, type AuthenticatedCaller } from './cal
 import {
   createDpopVerifier,
   ProofError,
+  ReplayShareExceededError,
   ReplayStoreUnavailableError,
   type DpopOptions,
 } from './dpop';
 import {
   ACCEPTED_ALGS,
   authUnavailable,
+  replayShareExceeded,
   unauthenticated,
   type AuthRefusalReason,
   type AuthScheme,
@@ -51,6 +53,11 @@ export interface AuthRequest {
   /** The URL the client addressed (scheme, host, path and query), which a DPoP proof's htu names. */
   url: string;
   headers: IncomingHttpHeaders;
+  /**
+   * The header lines as received (Node's `rawHeaders`), to see repeats: Node keeps only the first
+   * `Authorization` in `headers`. Without it, a repeated header cannot be refused.
+   */
+  rawHeaders?: readonly string[];
 }
 
 export interface PrivacyAuth {
@@ -133,6 +140,18 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     }
     stats.tokenVerifications += 1;
 
+    // Only the canonical text of a token is taken (three base64url parts, without padding or spare
+    // bits), so one token has one cache entry and one `ath`: Node's base64url decoding (and so
+    // jose's) also takes `+`, `/`, `=` and a last character with other spare bits, which would
+    // make many texts of one signature. Checked on a miss only: a cached text passed it.
+    if (!isCanonicalJwt(token)) {
+      throw unauthenticated('The access token is malformed', {
+        scheme,
+        error: 'invalid_token',
+        description: 'malformed token',
+        reason: 'malformed',
+      });
+    }
     let header;
     try {
       header = decodeProtectedHeader(token);
@@ -236,6 +255,21 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   }
 
   async function verify(req: AuthRequest): Promise<AuthenticatedCaller> {
+    const repeated = req.rawHeaders === undefined ? undefined : repeatedHeader(req.rawHeaders);
+    if (repeated !== undefined) {
+      // Node keeps the first Authorization, a proxy in front may act on the last: two headers
+      // mean two readings of who is calling, so neither is taken (RFC 9449 §4.3: one proof).
+      const dpop = repeated === 'dpop';
+      throw unauthenticated(
+        `Exactly one ${dpop ? 'DPoP proof' : 'Authorization'} header is allowed`,
+        {
+          scheme: dpop ? 'DPoP' : 'Bearer',
+          error: dpop ? 'invalid_dpop_proof' : 'invalid_request',
+          description: dpop ? 'repeated DPoP header' : 'repeated Authorization header',
+          reason: dpop ? 'dpop_proof' : 'malformed',
+        },
+      );
+    }
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') {
       throw unauthenticated('An access token is required (Authorization: Bearer or DPoP)', {
@@ -297,6 +331,14 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
           nowMs: now(),
         });
       } catch (err) {
+        if (err instanceof ReplayShareExceededError) {
+          // This key alone is held back (429, its own code, Retry-After); the others go on.
+          log?.warn(
+            { retryAfterSec: err.retryAfterSec },
+            'DPoP proof refused: its key has its share of the replay table in use',
+          );
+          throw replayShareExceeded(err.retryAfterSec);
+        }
         if (err instanceof ReplayStoreUnavailableError) {
           // Refused rather than accepted unchecked: a replay must never pass (503-class, as the
           // identity provider's keys being unreachable).
@@ -327,7 +369,12 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     if (!hasCaller(req)) {
       setCaller(
         req,
-        await verify({ method: req.method, url: requestUrlOf(req), headers: req.headers }),
+        await verify({
+          method: req.method,
+          url: requestUrlOf(req),
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+        }),
       );
     }
     next();
@@ -347,4 +394,35 @@ function claimReason(claim: string): AuthRefusalReason {
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : err instanceof Error ? err.name : 'unknown';
+}
+
+/** The credential header sent more than once ('authorization' or 'dpop'), if any. */
+export function repeatedHeader(
+  rawHeaders: readonly string[],
+): 'authorization' | 'dpop' | undefined {
+  let authorization = 0;
+  let dpop = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    // Lengths first: most header names are neither, and this runs on every request.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization += 1;
+    else if (name.length === 4 && name.toLowerCase() === 'dpop') dpop += 1;
+  }
+  if (authorization > 1) return 'authorization';
+  if (dpop > 1) return 'dpop';
+  return undefined;
+}
+
+const JWT_PART = /^[A-Za-z0-9_-]+$/;
+
+/** A compact JWS of three base64url parts, each as base64url encodes its bytes (no spare bits). */
+function isCanonicalJwt(token: string): boolean {
+  const parts = token.split('.');
+  return (
+    parts.length === 3 &&
+    parts.every(
+      (part) =>
+        JWT_PART.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part,
+    )
+  );
 }

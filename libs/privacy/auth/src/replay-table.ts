@@ -100,6 +100,11 @@ export class ReplayTable {
     if (found.live) this.words[found.index * WORDS_PER_SLOT + 3] = 1;
   }
 
+  /** Live proofs the table holds at most (at `maxBytes`, the share a full sweep leaves). */
+  get capacity(): number {
+    return Math.floor(this.maxSlots * (MAX_LOAD - 1 / 16));
+  }
+
   stats(): ReplayTableStats {
     return {
       occupied: this.occupied,
@@ -182,5 +187,89 @@ export class ReplayTable {
       this.occupied += 1;
     }
     return true;
+  }
+}
+
+/**
+ * Each DPoP key's share of the replay table: how many proofs one key may have remembered at once.
+ * Without it one client with one valid token could fill the table (it takes every accepted proof,
+ * even one whose request then gets a 404), and every other client's proofs would be refused until
+ * entries expired. Shares are per key (the token's `cnf.jkt`), not per client id: all devices of
+ * one app share its client id, each with its own key, so one user of an app cannot lock out the
+ * others; a key is only had with a token bound to it.
+ *
+ * A remembered proof lives at most `2 × window` seconds from its claim (its `iat` may be a window
+ * ahead of the clock, and it is remembered until `iat` + window), so a key's live entries are
+ * among its claims of the last `2 × window` seconds. They are counted in two periods of that
+ * length, the current one and the previous one: their sum is at least the key's live entries, so a
+ * key held to `share` claims in them never has more than `share` live. One small record per key
+ * that claimed within the last two periods; records of keys quiet for two periods are dropped.
+ */
+export class ReplayShares {
+  private readonly keys = new Map<string, { period: number; current: number; previous: number }>();
+  private readonly periodSec: number;
+  private prunedPeriod = 0;
+
+  constructor(
+    /** Live proofs one key may hold. */
+    readonly share: number,
+    /** The proof window (seconds): a period is twice it. */
+    windowSec: number,
+  ) {
+    this.periodSec = Math.max(1, 2 * windowSec);
+  }
+
+  /**
+   * 0 when `key` may remember one more proof now; else the seconds until it may (its older
+   * period's claims no longer count).
+   */
+  wait(key: string, nowMs: number): number {
+    const period = this.periodOf(nowMs);
+    const record = this.current(key, period);
+    if (!record || record.current + record.previous < this.share) return 0;
+    const nowSec = nowMs / 1000;
+    const periodsAhead = record.previous > 0 ? 1 : 2;
+    return Math.max(1, Math.ceil((period + periodsAhead) * this.periodSec - nowSec));
+  }
+
+  /** Counts a proof of `key` remembered now. */
+  count(key: string, nowMs: number): void {
+    const period = this.periodOf(nowMs);
+    this.prune(period);
+    const record = this.current(key, period);
+    if (record) record.current += 1;
+    else this.keys.set(key, { period, current: 1, previous: 0 });
+  }
+
+  /** Keys with a record (tests, metrics). */
+  get size(): number {
+    return this.keys.size;
+  }
+
+  private periodOf(nowMs: number): number {
+    return Math.floor(nowMs / 1000 / this.periodSec);
+  }
+
+  /** The key's record rolled forward to `period` (undefined: no claims in the last two periods). */
+  private current(key: string, period: number) {
+    const record = this.keys.get(key);
+    if (!record) return undefined;
+    if (record.period === period) return record;
+    if (record.period === period - 1) {
+      record.previous = record.current;
+      record.current = 0;
+      record.period = period;
+      return record;
+    }
+    if (record.period > period) return record; // a clock set back: keep counting
+    this.keys.delete(key);
+    return undefined;
+  }
+
+  /** Once a period: drops the records of keys that claimed nothing in the last two periods. */
+  private prune(period: number): void {
+    if (period === this.prunedPeriod) return;
+    this.prunedPeriod = period;
+    for (const [key, record] of this.keys) if (record.period < period - 1) this.keys.delete(key);
   }
 }

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SignJWT, UnsecuredJWT, generateKeyPair } from 'jose';
 import request from 'supertest';
 import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
@@ -217,6 +219,77 @@ describe('authenticate with Bearer tokens', () => {
     const res = await request(app).get('/whoami').set('Authorization', `Bearer ${token}`);
     expect401(res);
     expect(res.body.message).toMatch(/claims are malformed/);
+  });
+
+  /** A GET /whoami over a real socket, each header line as given (repeats included). */
+  async function rawGet(lines: Array<[string, string]>) {
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      return await new Promise<{ status: number; body: { code?: string; message?: string } }>(
+        (resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path: '/whoami' }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string },
+              }),
+            );
+          });
+          req.on('error', reject);
+          const byName = new Map<string, string[]>();
+          for (const [name, value] of lines) byName.set(name, [...(byName.get(name) ?? []), value]);
+          for (const [name, values] of byName) req.setHeader(name, values);
+          req.end();
+        },
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('when two Authorization headers come, then 401 whichever would pass, and one alone passes', async () => {
+    const good = await mint({ scopes: ['read'] });
+    const other = await mint({ scopes: ['read'], clientId: 'someone-else' });
+    for (const pair of [
+      [good, 'garbage'],
+      ['garbage', good],
+      [good, other],
+    ]) {
+      const res = await rawGet(pair.map((t) => ['Authorization', `Bearer ${t}`]));
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'EPVK-100401' });
+      expect(res.body.message).toMatch(/one Authorization header/);
+    }
+    expect((await rawGet([['Authorization', `Bearer ${good}`]])).status).toBe(200);
+  });
+
+  it('when a token comes in a non-canonical form (padding, base64 characters, spare bits), then 401', async () => {
+    const token = await mint({ scopes: ['read'] });
+    const [h, p, sig] = token.split('.') as [string, string, string];
+    // The last character of a 64-byte signature carries 2 bits of it and 4 spare ones.
+    const last = sig.at(-1) as string;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const spare = alphabet[alphabet.indexOf(last) ^ 1] as string;
+    expect(Buffer.from(`${sig.slice(0, -1)}${spare}`, 'base64url')).toEqual(
+      Buffer.from(sig, 'base64url'),
+    );
+    const variants = [
+      `${token}==`,
+      `${h}.${p}.${sig.slice(0, -1)}${spare}`,
+      `${h}.${p}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`,
+    ].filter((v) => v !== token);
+    for (const variant of variants) {
+      const res = await request(app).get('/whoami').set('Authorization', `Bearer ${variant}`);
+      expect(res.status).toBe(401);
+      expect(res.body.message).toMatch(/malformed/);
+    }
+    expect((await request(app).get('/whoami').set('Authorization', `Bearer ${token}`)).status).toBe(
+      200,
+    );
   });
 
   it('when a route reads the caller without authenticate, then 500 (a programmer error), not a pass', async () => {

@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import {
+  createHash,
+  generateKeyPairSync,
+  generatePrimeSync,
+  randomBytes,
+  randomUUID,
+} from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import request from 'supertest';
 import {
@@ -325,6 +331,102 @@ describe('authenticate with DPoP', () => {
     expect((await call(token, allowed)).status).toBe(200);
   });
 
+  /**
+   * An RS256 proof under an RSA key given by its primes (n is their product), signed with the
+   * private exponent computed here: keys no honest client has, built so that the proof's signature
+   * is valid and only the key rules can refuse it.
+   */
+  async function rsaProofByPrimes(primes: bigint[], e: bigint) {
+    const n = primes.reduce((a, b) => a * b, 1n);
+    const phi = primes.reduce((a, p) => a * (p - 1n), 1n);
+    const publicJwk = { kty: 'RSA', n: toBase64url(n), e: toBase64url(e) };
+    return rsaProof(publicJwk, n, (m) => modPow(m, modInverse(e, phi), n));
+  }
+
+  async function rsaProof(
+    publicJwk: { kty: string; n: string; e: string },
+    n: bigint,
+    signWith: (message: bigint) => bigint,
+  ) {
+    const jkt = await calculateJwkThumbprint(publicJwk as JWK, 'sha256');
+    const token = await boundToken({ jkt } as DpopKey);
+    const header = { alg: 'RS256', typ: 'dpop+jwt', jwk: publicJwk };
+    const claims = {
+      jti: randomUUID(),
+      htm: 'GET',
+      htu: `${base}/whoami`,
+      iat: nowSec(),
+      ath: accessTokenHash(token),
+    };
+    const signed = `${b64json(header)}.${b64json(claims)}`;
+    const size = Math.ceil(n.toString(16).length / 2);
+    const signature = signWith(pkcs1Sha256(signed, size));
+    return { token, proof: `${signed}.${toBase64url(signature, size)}` };
+  }
+
+  it('when an RSA key has public exponent 1, then the proof (its padded hash alone) is refused', async () => {
+    // Any 2048-bit odd number as the modulus: with e = 1 the "signature" is the padded hash itself.
+    const n = BigInt(`0x${randomBytes(256).toString('hex')}`) | (1n << 2047n) | 1n;
+    const publicJwk = { kty: 'RSA', n: toBase64url(n), e: 'AQ' };
+    const { token, proof } = await rsaProof(publicJwk, n, (m) => m);
+    expectProofRefused(await call(token, proof), /malformed/);
+  });
+
+  it('when an RSA key has public exponent 3, then the proof is refused', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicExponent: 3,
+    });
+    const publicJwk = publicKey.export({ format: 'jwk' }) as { kty: string; n: string; e: string };
+    const n = BigInt(`0x${Buffer.from(publicJwk.n, 'base64url').toString('hex')}`);
+    const { token, proof } = await rsaProof(publicJwk, n, (m) => {
+      const d = BigInt(
+        `0x${Buffer.from(privateKey.export({ format: 'jwk' }).d as string, 'base64url').toString('hex')}`,
+      );
+      return modPow(m, d, n);
+    });
+    expectProofRefused(await call(token, proof), /malformed/);
+  });
+
+  it('when an RSA modulus is a prime, has a small factor, or is longer than 8192 bits, then the proof is refused', async () => {
+    const prime = (bits: number) => generatePrimeSync(bits, { bigint: true });
+    for (const primes of [
+      [prime(2048)],
+      [3n, prime(2048)],
+      // 8,400 bits, of five primes: quick to make, and a key no client needs.
+      [prime(1680), prime(1680), prime(1680), prime(1680), prime(1680)],
+    ]) {
+      const { token, proof } = await rsaProofByPrimes(primes, 65537n);
+      expectProofRefused(await call(token, proof), /malformed/);
+    }
+    // The same construction with two primes of 1024 bits (each with its top two bits set, so the
+    // modulus has 2048) is an ordinary key, and passes.
+    const { token, proof } = await rsaProofByPrimes([prime(1024), prime(1024)], 65537n);
+    expect((await call(token, proof)).status).toBe(200);
+  });
+
+  it('when an EC key is not a point on its curve, then the proof is refused', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const y = Buffer.from(publicJwk.y as string, 'base64url');
+    y[31] = (y[31] as number) ^ 1;
+    const offCurve = { ...publicJwk, y: y.toString('base64url') };
+    const own: DpopKey = {
+      alg: 'ES256',
+      privateKey,
+      publicJwk: offCurve,
+      jkt: await calculateJwkThumbprint(offCurve, 'sha256'),
+    };
+    const token = await boundToken(own);
+    const proof = await issuer.dpopProof({
+      key: own,
+      method: 'GET',
+      url: `${base}/whoami`,
+      accessToken: token,
+    });
+    expectProofRefused(await call(token, proof), /malformed/);
+  });
+
   it('when the proof alg is not on the allow-list or the proof is not a compact JWS, then 401', async () => {
     const token = await boundToken();
     const good = await issuer.dpopProof({
@@ -438,3 +540,46 @@ describe('DPoP behind a proxy', () => {
     expect(res.body.message).toMatch(/htu/);
   });
 });
+
+const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function toBase64url(value: bigint, size?: number): string {
+  let hex = value.toString(16);
+  if (hex.length % 2) hex = `0${hex}`;
+  const bytes = Buffer.from(hex, 'hex');
+  const padded =
+    size === undefined ? bytes : Buffer.concat([Buffer.alloc(size - bytes.length), bytes]);
+  return padded.toString('base64url');
+}
+
+/** EMSA-PKCS1-v1_5 of SHA-256 (RFC 8017 §9.2), `size` bytes, as a number. */
+function pkcs1Sha256(text: string, size: number): bigint {
+  const digestInfo = Buffer.concat([
+    Buffer.from('3031300d060960864801650304020105000420', 'hex'),
+    createHash('sha256').update(text).digest(),
+  ]);
+  const padding = Buffer.alloc(size - digestInfo.length - 3, 0xff);
+  const encoded = Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
+  return BigInt(`0x${encoded.toString('hex')}`);
+}
+
+function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  let b = base % modulus;
+  for (let e = exponent; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * b) % modulus;
+    b = (b * b) % modulus;
+  }
+  return result;
+}
+
+function modInverse(a: bigint, m: bigint): bigint {
+  let [oldR, r] = [a % m, m];
+  let [oldS, s] = [1n, 0n];
+  while (r !== 0n) {
+    const q = oldR / r;
+    [oldR, r] = [r, oldR - q * r];
+    [oldS, s] = [s, oldS - q * s];
+  }
+  return ((oldS % m) + m) % m;
+}

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createDpopVerifier, ProofError, ReplayStoreUnavailableError } from '../src/dpop';
-import { REPLAY_SLOT_BYTES, ReplayTable } from '../src/replay-table';
+import { REPLAY_SLOT_BYTES, ReplayShares, ReplayTable } from '../src/replay-table';
 
 const T0 = 1_800_000_000_000;
 const keyOf = (name: string) =>
@@ -102,7 +102,12 @@ describe('DPoP proofs against a full replay table', () => {
     verify({ proof, method: 'POST', requestUrl: url, accessToken, jkt, nowMs });
 
   it('when the table is full, then a new proof is refused as unavailable, never accepted by forgetting one, and accepted once entries expire', async () => {
-    const verify = createDpopVerifier({ iatWindowSec: 60, replayCacheBytes: SMALL });
+    // One key fills the whole table here: no share (ReplayShares is tested on its own).
+    const verify = createDpopVerifier({
+      iatWindowSec: 60,
+      replayCacheBytes: SMALL,
+      replayShare: 1,
+    });
     const iat = T0 / 1000;
     const proofs: string[] = [];
     for (let i = 0; i < 3072; i++) {
@@ -119,5 +124,24 @@ describe('DPoP proofs against a full replay table', () => {
     }
     const later = T0 + 61_000;
     await expect(check(verify, proofOf('one more', later / 1000), later)).resolves.toBeUndefined();
+  });
+});
+
+describe('ReplayShares', () => {
+  it('when a key has claimed its share, then it waits until its older claims stop counting, and other keys do not', () => {
+    const shares = new ReplayShares(3, 60);
+    const t0 = 1_000_000 * 120_000; // the start of a 120 s period
+    for (let i = 0; i < 3; i++) {
+      expect(shares.wait('a', t0 + i)).toBe(0);
+      shares.count('a', t0 + i);
+    }
+    expect(shares.wait('a', t0 + 10_000)).toBe(230); // all in the current period: two periods on
+    expect(shares.wait('b', t0 + 10_000)).toBe(0);
+    // In the next period they are the previous one's: they count until it ends.
+    expect(shares.wait('a', t0 + 130_000)).toBe(110);
+    expect(shares.wait('a', t0 + 240_000)).toBe(0);
+    expect(shares.size).toBe(1);
+    shares.count('b', t0 + 500_000);
+    expect(shares.size).toBe(1); // a's record, quiet for two periods, was dropped
   });
 });

@@ -141,7 +141,7 @@ describe('buildOpenApiDocument', () => {
     expect(paths['/part/v1']?.['post']?.['description']).toContain('personverninnstilling_admin');
   });
 
-  it('when an operation lists error statuses, then each answers ErrorResponse, plus 413 and 415 with a body', () => {
+  it('when an operation lists error statuses, then each answers ErrorResponse, plus 413 and 415 with a body and 429 with a token', () => {
     const responses = paths['/part/v1']?.['post']?.['responses'] as Record<string, unknown>;
     expect(Object.keys(responses).sort()).toEqual([
       '201',
@@ -150,8 +150,10 @@ describe('buildOpenApiDocument', () => {
       '403',
       '413',
       '415',
+      '429',
       '500',
     ]);
     expect(responses['403']).toEqual({ $ref: '#/components/responses/Error403' });
+    expect(paths['/health']?.['get']?.['responses']).not.toHaveProperty('429');
   });
 });

@@ -14,6 +14,7 @@ import {
   createJournal,
   createSettingRepository,
   ensureJournalIndexes,
+  PENDING_COLLECTION,
   PROOFS_COLLECTION,
   SETTING_HISTORY_LIMIT,
   SETTINGS_COLLECTION,
@@ -99,6 +100,22 @@ describe('settings storage', () => {
       aktiv: true,
       ...extra,
     });
+
+  it('when concurrent sets of one citizen race, then the writes that lost leave no journal pointer behind (none waits to go stale in the way of the sweeps)', async () => {
+    const fnr = syntheticFnr(9003);
+    await journal.idle();
+    const pointers = () => conn.collection(PENDING_COLLECTION).countDocuments({});
+    const before = await pointers();
+    // Ten first sets at once: one creates, the others meet its duplicate key or a changed version.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        set(fnr, { aktiv: i % 2 === 0, tidspunkt: `2026-01-01T00:00:0${i}Z` }),
+      ),
+    );
+    expect(answers.every((a) => a.returKode === 'ok')).toBe(true);
+    await journal.idle();
+    expect(await pointers()).toBe(before);
+  });
 
   it('when a setting is set and the same request comes again, then endret then ikkeEndret, sekvensnummer 1', async () => {
     const fnr = syntheticFnr(1);

@@ -21,3 +21,4 @@ export {
 } from './outbox-publisher';
 export { buildSyncCompletedOutboxEvent, refsyncStreamSpec } from './events';
 export { createImporterMetrics, type ImporterMetrics, type MetricsSources } from './metrics';
+export { refsyncAsyncApiDocument } from './asyncapi';

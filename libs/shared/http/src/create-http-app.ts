@@ -2,6 +2,7 @@ import express, {
   type Express,
   type NextFunction,
   type Request,
+  type RequestHandler,
   type Response,
   type Router,
 } from 'express';
@@ -13,7 +14,12 @@ import { jsonBodyReader, perLimit, requireJsonBody, type BodyLimit } from './bod
 import { errorHandler } from './error-handler';
 import { largeBodyGate, type LargeBodyOptions } from './large-body-gate';
 import type { ErrorFormatter } from './error-formatters';
-import { registerParserErrorResponder, takeRefusal } from './parser-errors';
+import {
+  answerParserError,
+  parserErrorResponderOf,
+  registerParserErrorResponder,
+  takeRefusal,
+} from './parser-errors';
 import { requestId, requestIdFrom } from './request-id';
 import { DEFAULT_QUIET_PATHS, noteErrorCode, requestLogger } from './request-log';
 import { unmatched } from './unmatched';
@@ -32,6 +38,12 @@ export interface CreateHttpAppOptions {
    * body limit exceeds `above`; the others wait unread (see largeBodyGate). Default: no bound.
    */
   largeBodies?: LargeBodyOptions;
+  /**
+   * Checks of a request's head that run before any body is read (authentication): a request it
+   * refuses is answered without its body being read, decompressed or parsed, and takes no
+   * large-body place. Runs after the request id, the log and the server's own refusals.
+   */
+  beforeBody?: RequestHandler;
   /** Registers the service's routes. Runs after parsing and health, before 404/405. */
   routes: (app: Express) => void;
   /** Mounted before the routes (see @nhp/shared-health's healthRouter). */
@@ -56,7 +68,7 @@ export interface CreateHttpAppOptions {
  */
 /**
  * The Express 5 app both APIs are built on. Order matters and is fixed here: request id, request
- * log, JSON parsing, 415 for other bodies, health, /metrics, the service's routes, 404/405, error
+ * log, the checks before the body (beforeBody), JSON parsing, 415 for other bodies, health, /metrics, the service's routes, 404/405, error
  * handler. Request metrics, when given, wrap them all.
  */
 export function createHttpApp(options: CreateHttpAppOptions): Express {
@@ -81,10 +93,22 @@ export function createHttpApp(options: CreateHttpAppOptions): Express {
   // A request the server refused before routing (no Host, an unmet Expect): answered here, before
   // anything reads its body.
   app.use((req, _res, next) => next(takeRefusal(req)));
+  if (options.beforeBody) app.use(options.beforeBody);
   const bodyLimit = options.bodyLimit ?? '100kb';
   const json = (limit: BodyLimit) => jsonBodyReader(limit);
   if (options.largeBodies) {
-    const gate = largeBodyGate(options.largeBodies);
+    const gate = largeBodyGate({
+      ...options.largeBodies,
+      // A sender that stalls while holding a place is answered as Node answers a request that
+      // is not received in time (408, through this app's error body), and its place passes on.
+      onStall: (req, res) =>
+        answerParserError(
+          Object.assign(new Error('request body stalled'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+          req.socket,
+          res,
+          parserErrorResponderOf(app),
+        ),
+    });
     const { above } = options.largeBodies;
     const limitOf = typeof bodyLimit === 'function' ? bodyLimit : () => bodyLimit;
     // A limit given as a string ('6mb') counts as large: the gate then looks at the body itself.

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { serviceUnavailable } from '@nhp/shared-errors';
 
@@ -14,6 +14,13 @@ export interface LargeBodyOptions {
   maxWaitMs?: number;
   /** Requests that may wait at once; one more is answered 503 at once. Default 64. */
   maxWaiting?: number;
+  /**
+   * Longest time (ms) a request holding a place may send no byte of its body; then its place
+   * passes on and `onStall` answers it. Default 5 000.
+   */
+  stallMs?: number;
+  /** Answers a request whose sender stalled (createHttpApp: 408 through the app's error body). */
+  onStall?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface LargeBodyGateStats {
@@ -23,6 +30,8 @@ export interface LargeBodyGateStats {
   waiting: number;
   /** Requests answered 503 because no place came (queue full or wait over). */
   refused: number;
+  /** Requests whose sender stalled while holding a place (answered by onStall). */
+  stalled: number;
 }
 
 export interface LargeBodyGate extends RequestHandler {
@@ -56,14 +65,23 @@ const busy = () =>
  * waiting requests, one more is answered so at once. A waiting client that goes away gives up its
  * place in the queue when Node sees its connection close: at once if it sent little, else when its
  * turn comes or its wait ends (an unread socket is not watched).
+ *
+ * A sender that stops sending while it holds a place would hold it until the server's request
+ * timeout (30 s): so while its body is being received, the bytes its connection has read
+ * (`socket.bytesRead`) are looked at every quarter of `stallMs`, and when none came for `stallMs`
+ * the place passes on at once and `onStall` answers the request (a 408 that closes the
+ * connection). Polled rather than listened for: a 'data' listener would take the body from the
+ * reader that comes next.
  */
 export function largeBodyGate(options: LargeBodyOptions): LargeBodyGate {
   const { above, concurrent } = options;
   const maxWaitMs = options.maxWaitMs ?? 10_000;
   const maxWaiting = options.maxWaiting ?? 64;
+  const stallMs = options.stallMs ?? 5_000;
   if (!(concurrent >= 1)) throw new RangeError('largeBodies.concurrent must be at least 1');
   let active = 0;
   let refused = 0;
+  let stalled = 0;
   const queue = new Set<() => void>();
 
   const release = () => {
@@ -87,14 +105,45 @@ export function largeBodyGate(options: LargeBodyOptions): LargeBodyGate {
     // the server keeps each connection's latest response (and so its request) for a graceful
     // close, which kept the last large body of every connection alive (about 50 MB after 8
     // clients' 4 MiB uploads, until the connection closed and was pruned).
+    let held = false;
+    let watch: NodeJS.Timeout | undefined;
     const done = () => {
+      clearInterval(watch);
       (req as { body?: unknown }).body = undefined;
+      if (!held) return;
+      held = false;
       release();
+    };
+    const hold = () => {
+      held = true;
+      res.once('close', done);
+      let lastRead = req.socket.bytesRead;
+      let lastProgress = Date.now();
+      watch = setInterval(
+        () => {
+          if (req.complete || res.writableEnded) {
+            clearInterval(watch);
+            return;
+          }
+          const read = req.socket.bytesRead;
+          const now = Date.now();
+          if (read !== lastRead) {
+            lastRead = read;
+            lastProgress = now;
+          } else if (now - lastProgress >= stallMs) {
+            stalled += 1;
+            done();
+            options.onStall?.(req, res);
+          }
+        },
+        Math.max(10, Math.floor(stallMs / 4)),
+      );
+      watch.unref();
+      next();
     };
     if (active < concurrent) {
       active += 1;
-      res.once('close', done);
-      next();
+      hold();
       return;
     }
     if (queue.size >= maxWaiting) {
@@ -105,8 +154,7 @@ export function largeBodyGate(options: LargeBodyOptions): LargeBodyGate {
     const admit = () => {
       clearTimeout(timer);
       res.off('close', leave);
-      res.once('close', done);
-      next();
+      hold();
     };
     const leave = () => {
       clearTimeout(timer);
@@ -123,6 +171,6 @@ export function largeBodyGate(options: LargeBodyOptions): LargeBodyGate {
   };
 
   return Object.assign(gate, {
-    stats: (): LargeBodyGateStats => ({ active, waiting: queue.size, refused }),
+    stats: (): LargeBodyGateStats => ({ active, waiting: queue.size, refused, stalled }),
   });
 }

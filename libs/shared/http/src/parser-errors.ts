@@ -6,7 +6,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, badRequest, headersTooLarge, payloadTooLarge } from '@nhp/shared-errors';
-import type { Logger } from '@nhp/shared-logger';
+import { redactIdentityNumbers, type Logger } from '@nhp/shared-logger';
 import type { ErrorContext, ErrorFormatter, FormattedError } from './error-formatters';
 
 /**
@@ -230,7 +230,8 @@ function answerOnSocket(
   responder?.logger.warn(
     {
       reqId: id,
-      path,
+      // Without identity numbers, as the request log line shows a path.
+      path: redactIdentityNumbers(path),
       statusCode: formatted.status,
       errorCode: appError.code,
       parserCode: err.code,

@@ -3,7 +3,7 @@ import type { Express, Request, RequestHandler } from 'express';
 import { pino, type Level } from 'pino';
 // Only for its typings of req.log and req.id (the request logger below is our own).
 import type {} from 'pino-http';
-import type { Logger } from '@nhp/shared-logger';
+import { redactIdentityNumbers, redactQuery, type Logger } from '@nhp/shared-logger';
 
 /** Paths whose request lines are debug by default (probes and scrapes hit them every few seconds). */
 export const DEFAULT_QUIET_PATHS = ['/health', '/livez', '/readyz', '/metrics'];
@@ -42,11 +42,22 @@ function loggedHeaders(headers: Record<string, unknown> | undefined): Record<str
   return logged;
 }
 
+/** The query as logged: redacted by rule (credential-named parameters, identity numbers), capped. */
 function loggedQuery(query: unknown): unknown {
   if (typeof query !== 'object' || query === null) return query;
   const logged: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
+  for (const [key, value] of Object.entries(redactQuery(query as Record<string, unknown>))) {
     logged[capped(key)] = typeof value === 'string' ? capped(value) : value;
+  }
+  return logged;
+}
+
+/** Route parameters as logged: a path segment may be an identity number. */
+function loggedParams(params: unknown): unknown {
+  if (typeof params !== 'object' || params === null) return params;
+  const logged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    logged[key] = typeof value === 'string' ? capped(redactIdentityNumbers(value)) : value;
   }
   return logged;
 }
@@ -66,13 +77,14 @@ function pathOf(url: string | undefined): string {
 /** The request log line's serializers, as pino-http wraps them (pino's standard shapes first). */
 const requestLogSerializers = {
   // The query string can carry a client's data; the parsed `query` object is logged instead,
-  // where the logger's redaction applies to it. Headers: the allow-list only. Every value is
+  // redacted by rule (loggedQuery), and the path without identity numbers. Headers: the allow-list only. Every value is
   // capped, so no field of the client's makes a line long.
   req: pino.stdSerializers.wrapRequestSerializer((req) =>
     Object.assign(req, {
-      url: capped(pathOf(req.url)),
+      url: capped(redactIdentityNumbers(pathOf(req.url))),
       headers: loggedHeaders(req.headers as Record<string, unknown> | undefined),
       query: loggedQuery(req.query),
+      params: loggedParams(req.params),
     }),
   ),
   res: pino.stdSerializers.res,
@@ -86,9 +98,8 @@ const requestLogSerializers = {
  *
  * Hand-written rather than pino-http because pino-http makes each request's child logger up
  * front, which serializes the request and runs the logger's redaction paths over it (over a
- * hundred) whether or not any line is ever written. Measured on a trivial JSON route on the
- * project's 2-core machine at LOG_LEVEL=warn: 0.31 ms of CPU a request with pino-http, 0.17 ms
- * with no request logging at all, about 0.25 ms with this one. Here the child is made on the
+ * hundred) whether or not any line is ever written, and at LOG_LEVEL=warn most requests write
+ * none (the figures: tools/bench/README.md). Here the child is made on the
  * first use of `req.log`, or for the request line when its level is enabled, so a request that
  * logs nothing builds nothing; what is logged is the same. pino-http stays the source of the
  * `req.log` / `req.id` typings.

@@ -9,7 +9,6 @@ import {
   refuseRequest,
 } from './parser-errors';
 import { traceHttpRequests, tracingEnabled } from '@nhp/shared-tracing';
-import { keepTickObjectShape } from './tick-shape';
 
 /**
  * The server limits, under the names of the environment variables that set them (commonEnvShape in
@@ -103,8 +102,8 @@ function closeIdleAfter(server: Server, res: ServerResponse): void {
  *
  * Draining costs a request one property write: connections are tracked as they open, and each
  * one's latest response sits on its socket, so `closeServer` finds the responses in flight. (A
- * listener per response, the obvious way, cost refsync-api's cached reads 8% of their throughput,
- * measured head to head.)
+ * listener per response, the obvious way, is work on every request for the rare close: it cost
+ * refsync-api's cached reads a measurable share of their throughput, tools/bench/README.md.)
  */
 export async function listen(
   app: RequestListener,
@@ -112,8 +111,6 @@ export async function listen(
   host?: string,
   options: ListenOptions = {},
 ): Promise<Server> {
-  // A JIT state of Node's own nextTick that otherwise degrades with the process's history.
-  keepTickObjectShape();
   const limits = serverLimits(options);
   const state: DrainState = { closing: false, sockets: new Set() };
   const serverOptions: http.ServerOptions = {

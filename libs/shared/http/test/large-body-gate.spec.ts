@@ -253,3 +253,88 @@ describe('createHttpApp with largeBodies', () => {
     }
   });
 });
+
+/** A chunked POST that sends a few bytes of its body and then nothing more (until destroyed). */
+function stalledPost(port: number, headers: Record<string, string> = {}) {
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/upload',
+    agent: false,
+    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...headers },
+  });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode as number, body: text }));
+    });
+    req.on('error', reject);
+  });
+  answer.catch(() => undefined);
+  req.write('{"a":');
+  return {
+    answer,
+    destroy: () => req.destroy(),
+    write: (text: string) => req.write(text),
+    end: (text: string) => req.end(text),
+  };
+}
+
+describe('a stalled sender and the large body gate', () => {
+  it('when senders holding every place stop sending, then after stallMs they are answered 408 and the next large body is served', async () => {
+    const { handler, held } = heldHandler();
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      bodyLimit: 1024 * 1024,
+      largeBodies: { above: 1024, concurrent: 2, maxWaitMs: 5_000, stallMs: 300 },
+      routes: (a) => a.post('/upload', handler),
+    });
+    const { server, port } = await serve(app);
+    const stalled = [stalledPost(port), stalledPost(port)];
+    try {
+      const next = post(port, largeBody());
+      for (const s of stalled) {
+        const answer = await s.answer;
+        expect(answer.status).toBe(408);
+        expect(JSON.parse(answer.body)).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+      }
+      await until(() => held.length === 1);
+      (held[0] as () => void)();
+      expect((await next.answer).status).toBe(200);
+    } finally {
+      for (const s of stalled) s.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('when a sender is slow but keeps sending, then it keeps its place', async () => {
+    const { handler, held } = heldHandler();
+    const { app } = buildApp({
+      errorFormatter: plainFormatter,
+      bodyLimit: 1024 * 1024,
+      largeBodies: { above: 1024, concurrent: 1, stallMs: 300 },
+      routes: (a) => a.post('/upload', handler),
+    });
+    const { server, port } = await serve(app);
+    const slow = stalledPost(port);
+    try {
+      // Three times stallMs, a byte every 100 ms.
+      for (let i = 0; i < 9; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        slow.write(' ');
+      }
+      slow.end('1}');
+      await until(() => held.length === 1);
+      (held[0] as () => void)();
+      expect(await slow.answer).toMatchObject({ status: 200 });
+    } finally {
+      slow.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

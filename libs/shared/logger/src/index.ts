@@ -1,3 +1,11 @@
 export { createLogger, type CreateLoggerOptions } from './logger';
-export { REDACTED, redactDeep, redactPaths, sensitiveKeys } from './redact';
+export {
+  isCredentialName,
+  REDACTED,
+  redactDeep,
+  redactIdentityNumbers,
+  redactPaths,
+  redactQuery,
+  sensitiveKeys,
+} from './redact';
 export type { DestinationStream, Level, Logger } from 'pino';

@@ -148,3 +148,49 @@ function redactValue(value: unknown, depth: number, path: Set<object>): unknown 
 export function redactDeep<T>(value: T): T {
   return redactValue(value, 0, new Set()) as T;
 }
+
+/**
+ * A URL parameter whose name says it carries a credential: any name holding one of these words,
+ * in any case (`access_token`, `api_key`, `X-Api-KEY`, `client_secret`, `SAMLAssertion`, `code`,
+ * `authCode`, ...). A rule rather than a list of names: a client may send a credential under any
+ * name, and a harmless parameter that the rule takes too only loses its value in the log.
+ */
+const CREDENTIAL_NAME = /token|key|secret|passw|assertion|code|auth|credential|session|signature/i;
+
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+/**
+ * Eleven digits standing alone (not part of a longer run of digits): a national identity number
+ * (fødselsnummer or D-number) as it appears in a path segment, a query value or a name.
+ */
+const IDENTITY_NUMBER = /(?<!\d)\d{11}(?!\d)/g;
+
+/** `text` with every 11-digit number replaced: for paths and query names and values. */
+export function redactIdentityNumbers(text: string): string {
+  return text.replace(IDENTITY_NUMBER, REDACTED);
+}
+
+/**
+ * A parsed query string as a log line may show it: the value of every credential-named parameter
+ * replaced, and identity numbers taken out of names and values (strings, or lists of them).
+ */
+export function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const logged: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    logged[redactIdentityNumbers(name)] = isCredentialName(name)
+      ? REDACTED
+      : redactQueryValue(value);
+  }
+  return logged;
+}
+
+function redactQueryValue(value: unknown): unknown {
+  if (typeof value === 'string') return redactIdentityNumbers(value);
+  if (Array.isArray(value)) return value.map(redactQueryValue);
+  if (typeof value === 'object' && value !== null) {
+    return redactQuery(value as Record<string, unknown>);
+  }
+  return value;
+}

@@ -1,4 +1,12 @@
-import { createLogger, redactDeep, redactPaths, type DestinationStream } from '../src';
+import {
+  createLogger,
+  REDACTED,
+  redactDeep,
+  redactIdentityNumbers,
+  redactPaths,
+  redactQuery,
+  type DestinationStream,
+} from '../src';
 
 function capture(): {
   stream: DestinationStream;
@@ -161,5 +169,38 @@ describe('createLogger', () => {
     expect(redactPaths).toEqual(
       expect.arrayContaining(['authorization', '*.*["x-api-key"]', '*.*.innbyggerFnr']),
     );
+  });
+});
+
+describe('URL redaction by rule', () => {
+  it('when a query parameter is named like a credential in any case or form, then its value is replaced; other values stay', () => {
+    expect(
+      redactQuery({
+        access_token: 't',
+        API_KEY: 'k',
+        clientSecret: 's',
+        passwd: 'p',
+        client_assertion: 'a',
+        code: 'c',
+        page: '2',
+        list: ['13116900216', 'x'],
+      }),
+    ).toEqual({
+      access_token: REDACTED,
+      API_KEY: REDACTED,
+      clientSecret: REDACTED,
+      passwd: REDACTED,
+      client_assertion: REDACTED,
+      code: REDACTED,
+      page: '2',
+      list: [REDACTED, 'x'],
+    });
+  });
+
+  it('when a text holds an 11-digit number alone, then it is replaced; longer or shorter runs stay', () => {
+    expect(redactIdentityNumbers('/a/13116900216/b?x=a13116900216b')).toBe(
+      `/a/${REDACTED}/b?x=a${REDACTED}b`,
+    );
+    expect(redactIdentityNumbers('/a/131169002161/1311690021')).toBe('/a/131169002161/1311690021');
   });
 });

@@ -45,10 +45,20 @@ export type CloudEvent<T = unknown> = Omit<z.infer<typeof cloudEventEnvelopeSche
   data: T;
 };
 
+/** The envelope of one kind of event: its `type` fixed, its `data` that kind's schema. */
+export type EventEnvelopeSchema<S extends z.ZodType> = ReturnType<
+  typeof cloudEventEnvelopeSchema.extend<{ type: z.ZodLiteral<string>; data: S }>
+>;
+
 export interface EventDefinition<S extends z.ZodType> {
   type: string;
   source: string;
   dataSchema: S;
+  /**
+   * The whole CloudEvent as `parse` checks it: the AsyncAPI documents describe a message with it
+   * (asyncapi.ts), so the document and the events come from one schema.
+   */
+  schema: EventEnvelopeSchema<S>;
   /**
    * Builds a validated event; invalid data throws before anything is sent. While a span is active
    * (tracing on), the event carries its context (`traceparent`, `tracestate`).
@@ -72,6 +82,7 @@ export function defineEvent<S extends z.ZodType>(spec: {
   });
   return {
     ...spec,
+    schema,
     build(data, { id, time = new Date(), subject, requestId }) {
       const event = {
         specversion: '1.0' as const,

@@ -23,6 +23,7 @@ export {
   subscribeCloudEvents,
   type CloudEvent,
   type EventDefinition,
+  type EventEnvelopeSchema,
   type PublishOptions,
 } from './cloudevents';
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -34,3 +35,9 @@ export {
   type OpenOnceStoreOptions,
 } from './once-store';
 export { announceInvalidation, listenForInvalidations, type Invalidation } from './invalidation';
+export {
+  asyncApiDocument,
+  type AsyncApiDocument,
+  type AsyncApiEventChannel,
+  type AsyncApiSpec,
+} from './asyncapi';

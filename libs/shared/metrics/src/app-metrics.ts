@@ -55,8 +55,8 @@ export interface ScrapedMetricOptions {
 /**
  * A metric whose samples are computed from plain numbers when it is scraped. prom-client's
  * Registry formats any metric from its `get()`; its own Counter and Histogram validate and hash
- * the labels on every `inc`/`observe` (about 1 us a request measured here, several per cent of a
- * fast path's answer), which is why request counting keeps plain numbers (see HttpMetrics).
+ * the labels on every `inc`/`observe`, a measurable share of a fast path's answer
+ * (tools/bench/README.md), which is why request counting keeps plain numbers (see HttpMetrics).
  */
 export function registerScraped(registry: Registry, options: ScrapedMetricOptions): void {
   const { name, help, type } = options;

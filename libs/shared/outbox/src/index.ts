@@ -25,6 +25,7 @@ export {
 export {
   documentOutboxStore,
   SWEEP_BATCH,
+  SWEEP_PAGES,
   type DocumentOutboxStoreOptions,
 } from './lib/document-store';
 export { createOutboxRelay, type CreateOutboxRelayOptions, type OutboxRelay } from './lib/relay';

@@ -169,6 +169,87 @@ describe('outbox relay: entries in the changed document', () => {
   });
 });
 
+describe('outbox relay: a sweep behind many pointers that lead nowhere', () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await connectMongo({ uri: infra.get().mongoUri, logger });
+  });
+  afterAll(() => closeMongo(conn));
+
+  it('when a crashed process left several documents, then a sweep relays them side by side, each one in order', async () => {
+    const collection = 'outbox_test_pointers_side_by_side';
+    const entries = documentEntries<Entry>({ connection: conn, field: 'outbox', settle: 'pull' });
+    const pointers = outboxPointers({ connection: conn, collection, staleAfterMs: 60_000 });
+    const left: Entry[][] = [];
+    for (let d = 0; d < 6; d++) {
+      const docId = `doc-side-by-side-${d}`;
+      const both = [entry(), entry()];
+      for (const e of both) {
+        await pointers.register(e.id, { collection: DOCS, docId });
+        await conn
+          .collection(DOCS)
+          .updateOne({ _id: docId as never }, { ...entries.push(e) }, { upsert: true });
+      }
+      left.push(both);
+    }
+    let inFlight = 0;
+    let most = 0;
+    const published: string[] = [];
+    const relay = createOutboxRelay<Entry>({
+      name: 'test',
+      store: documentOutboxStore({ entries, pointers }),
+      publish: async (x) => {
+        most = Math.max(most, ++inFlight);
+        // Held until the next turn, so that publishes of other documents can start meanwhile.
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        published.push(x.id);
+      },
+      logger,
+    });
+    await relay.sweep();
+    expect(most).toBeGreaterThan(1);
+    for (const [first, second] of left as Array<[Entry, Entry]>) {
+      expect(published.indexOf(first.id)).toBeLessThan(published.indexOf(second.id));
+    }
+    expect(published).toHaveLength(12);
+  });
+
+  it('when more than a page of older pointers name writes that never happened, then one sweep still relays the entry a crashed process left behind them', async () => {
+    const collection = 'outbox_test_pointers_nowhere';
+    const entries = documentEntries<Entry>({ connection: conn, field: 'outbox', settle: 'pull' });
+    const pointers = outboxPointers({ connection: conn, collection, staleAfterMs: 60_000 });
+    // 1,200 pointers of writes that lost a race or were cut by a crash: younger than the stale
+    // age, so no sweep may drop them yet, and older than the entry below.
+    const at = new Date(Date.now() - 1000);
+    await conn.collection(collection).insertMany(
+      Array.from({ length: 1200 }, (_, i) => ({
+        _id: `nowhere-${i}` as never,
+        collection: DOCS,
+        docId: `doc-never-written-${i}`,
+        createdAt: at,
+      })),
+    );
+    // A crashed process's acknowledged write: its pointer, then the document with its entry.
+    const e = entry();
+    await pointers.register(e.id, { collection: DOCS, docId: 'doc-left-behind' });
+    await conn
+      .collection(DOCS)
+      .updateOne({ _id: 'doc-left-behind' as never }, { ...entries.push(e) }, { upsert: true });
+
+    const published: string[] = [];
+    const relay = createOutboxRelay<Entry>({
+      name: 'test',
+      store: documentOutboxStore({ entries, pointers }),
+      publish: async (x) => void published.push(x.id),
+      logger,
+    });
+    const summary = await relay.sweep();
+    expect(published).toEqual([e.id]);
+    expect(summary).toMatchObject({ relayed: 1 });
+  });
+});
+
 describe('outbox relay: entries marked, in a fixed document', () => {
   let conn: Connection;
   beforeAll(async () => {

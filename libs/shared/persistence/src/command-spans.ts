@@ -113,43 +113,6 @@ export function commandSpanAttributes(fields: CommandSpanFields): Attributes {
   };
 }
 
-const MONITOR_COMMANDS = Symbol('monitorCommands');
-let monitoringNarrowed = false;
-
-/**
- * A connection made with `monitorCommands` builds the driver's monitoring events for every
- * command it sends (two event objects, the command copied, the reply deserialised a second time)
- * whether or not a span is made of them: more than half of what tracing cost an unsampled status
- * check (tools/bench/README.md, privacy-api). The driver reads its Connection's own
- * `monitorCommands` flag at each command and has no public switch per command, so that flag is made
- * an accessor that also asks whether the active span is sampled: events (and spans) exactly for the
- * commands a span is made of, nothing for the others. Installed with the command spans (tracing on),
- * for the driver version the project pins (patches/); the tracing tests fail if it stops working.
- * Call it before the client connects: a connection made before keeps a flag of its own.
- */
-export function monitorOnlySampledCommands(): void {
-  if (monitoringNarrowed) return;
-  monitoringNarrowed = true;
-  let Connection: { prototype: object } | undefined;
-  try {
-    ({ Connection } = require('mongodb/lib/cmap/connection') as {
-      Connection?: { prototype: object };
-    });
-  } catch {
-    // A driver laid out otherwise: every command is monitored, as without this narrowing.
-  }
-  if (typeof Connection?.prototype !== 'object') return;
-  Object.defineProperty(Connection.prototype, 'monitorCommands', {
-    configurable: true,
-    get(this: { [MONITOR_COMMANDS]?: boolean }) {
-      return this[MONITOR_COMMANDS] === true && activeSpanSampled();
-    },
-    set(this: { [MONITOR_COMMANDS]?: boolean }, value: boolean) {
-      this[MONITOR_COMMANDS] = value;
-    },
-  });
-}
-
 /** The collection a command names: its first field's value (find, insert, update, aggregate...). */
 function collectionOf(event: CommandStartedEvent): string | undefined {
   const command = event.command as Record<string, unknown>;

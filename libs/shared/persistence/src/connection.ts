@@ -1,7 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import { tracingEnabled } from '@nhp/shared-tracing';
 import type { Logger } from 'pino';
-import { monitorOnlySampledCommands, traceMongoCommands } from './command-spans';
+import { traceMongoCommands } from './command-spans';
 
 /** The write concern of every write of record (MONGO_WRITE_CONCERN in shared-config). */
 export interface WriteConcernOptions {
@@ -90,8 +90,6 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
 
 async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
   const { logger } = options;
-  // Before the first connection is made (see monitorOnlySampledCommands).
-  if (tracingEnabled()) monitorOnlySampledCommands();
   const conn = mongoose.createConnection(options.uri, {
     bufferCommands: false,
     autoIndex: options.autoIndex ?? true,
@@ -112,6 +110,8 @@ async function connectOnce(options: ConnectMongoOptions): Promise<Connection> {
     retryReads: true,
     appName: options.appName,
     // The events a span per command is made from (command-spans.ts); off, the driver skips them.
+    // On, the driver builds them for every command (it has no public switch per command), and
+    // command-spans.ts makes a span only of those under a sampled span.
     monitorCommands: tracingEnabled(),
   });
   conn.on('disconnected', () => logger.warn('mongodb disconnected'));

@@ -18,7 +18,7 @@ export {
   type DeclaredIndex,
 } from './indexes';
 export { modelOf } from './models';
-export { pointReads, retryableRead, type PointReads, type PointReadsOptions } from './point-reads';
+export { pointReads, type PointReads, type PointReadsOptions } from './point-reads';
 export { DUPLICATE_KEY, duplicateKeyInfo, type DuplicateKeyInfo } from './duplicate-key';
 export {
   DATABASE_ERROR,

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { monitoredConnection, useTestInfra } from '@nhp/shared-testing';
 import { MongoClient, MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose, { type Connection } from 'mongoose';
-import { pointReads, retryableRead } from '../src';
+import { pointReads } from '../src';
 
 const infra = useTestInfra();
 
@@ -106,9 +106,8 @@ describe('point reads', () => {
       projection: { aktiv: 1 },
       limit: 1,
       singleBatch: true,
-      batchSize: 1,
     });
-    // A read carries no write concern (see readDb).
+    // A read carries no write concern.
     expect(seen[0]?.command['writeConcern']).toBeUndefined();
     // No cursor was left open on the server.
     expect(seen.some((e) => e.commandName === 'killCursors')).toBe(false);
@@ -181,7 +180,6 @@ describe('point reads', () => {
         },
         limit: 3,
         singleBatch: true,
-        batchSize: 3,
       });
     });
 
@@ -318,15 +316,5 @@ describe('point reads', () => {
         client.db().command({ find: 'point_reads', filter: {}, limit: 1, singleBatch: true }),
       ).rejects.toBeInstanceOf(MongoNetworkError);
     });
-  });
-
-  it('when an error is one the driver retries reads after, then retryableRead says so', () => {
-    expect(retryableRead(new MongoNetworkError('closed'))).toBe(true);
-    expect(retryableRead(Object.assign(new Error('stepped down'), { code: 189 }))).toBe(true);
-    expect(retryableRead(Object.assign(new Error('x'), { code: 10107 }))).toBe(true);
-    expect(retryableRead(new Error('not master and secondaryOk=false'))).toBe(true);
-    expect(retryableRead(Object.assign(new Error('duplicate'), { code: 11000 }))).toBe(false);
-    expect(retryableRead(new Error('bad value'))).toBe(false);
-    expect(retryableRead(undefined)).toBe(false);
   });
 });

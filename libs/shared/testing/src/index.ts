@@ -32,6 +32,7 @@ export {
 export { waitFor, type WaitForOptions } from './wait-for';
 export { present } from './present';
 export { Scrape, scrapeMetrics, type ScrapedHistogram } from './scrape';
+export { AsyncApiContract, asyncApiProblems, type CapturedMessage } from './asyncapi';
 
 /**
  * The path of a preload that makes a fault escape every handler on SIGUSR2 (TEST_PROCESS_FAULT:

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { flushDeferredSpans, startTracing, type Tracing } from '@nhp/shared-tracing';
+import { startTracing, type Tracing } from '@nhp/shared-tracing';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import {
   InMemorySpanExporter,
@@ -43,11 +43,7 @@ export function recordSpans(serviceName = 'test'): SpanRecorder {
   });
   return {
     tracing,
-    spans: () => {
-      // Spans the hot paths recorded are made by the tracer in batches: all of them now.
-      flushDeferredSpans();
-      return exporter.getFinishedSpans().map(fromReadable);
-    },
+    spans: () => exporter.getFinishedSpans().map(fromReadable),
     shutdown: () => tracing.shutdown(),
   };
 }

@@ -3,7 +3,6 @@ import {
   context,
   propagation,
   ROOT_CONTEXT,
-  SamplingDecision,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -19,8 +18,7 @@ import {
   ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
-import type { RootDecision, RootSampling } from './root-sampling';
-import { recordSpan, recordsRoots, rootSampling, TRACER_NAME } from './start';
+import { TRACER_NAME } from './start';
 
 export { TRACER_NAME } from './start';
 
@@ -34,10 +32,8 @@ const ROOT: Context = ROOT_CONTEXT;
  * shape): its context, and the route a fast path named.
  */
 interface RequestTrace {
-  /** The request's context; for an unsampled root, made the first time a step needs it. */
-  context: Context | undefined;
-  /** An unsampled root whose span and context are not made yet (see traceHttpRequests). */
-  unrecorded: { roots: RootSampling; decision: RootDecision; parent: Context } | undefined;
+  /** The request's context: its span, in its caller's trace or a new one. */
+  context: Context;
   route: string | undefined;
 }
 type Traced = IncomingMessage & {
@@ -88,84 +84,36 @@ export function traceHttpRequests(listener: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const parent = carriesContext(req.headers) ? propagation.extract(ROOT, req.headers) : ROOT;
     const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
-    // Made only for a span that records (or a sampler asked with them): most roots are neither.
-    const attributes = (): Attributes => ({
-      [ATTR_HTTP_REQUEST_METHOD]: method,
-      [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
-      [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-    });
-    const callerTrace = parent === ROOT ? undefined : trace.getSpanContext(parent);
-    const state: RequestTrace = { context: undefined, unrecorded: undefined, route: undefined };
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: method,
+          [ATTR_URL_SCHEME]: (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+          [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+        },
+      },
+      parent,
+    );
+    const requestContext = trace.setSpan(parent, span);
+    const state: RequestTrace = { context: requestContext, route: undefined };
     (req as Traced)[REQUEST_TRACE] = state;
-    let span: Span;
-    const roots = callerTrace === undefined ? rootSampling() : undefined;
-    if (roots) {
-      // A request that continues no caller's trace has its sampling decided before the tracer
-      // (RootSampling).
-      const decision = roots.decide(method, SpanKind.SERVER, attributes, parent);
-      if (!decision.recorded) {
-        // Not sampled, and its trace known to no one else: nothing is recorded, and it is not
-        // entered, so that its promises carry no context (most of what tracing cost such a
-        // request: a status check on the fast path, tools/bench/README.md). Its span and context
-        // are made when a step that may log, write or publish enters it (inRequestContext:
-        // shared-http's app does before its routes and its error handler), so that log lines,
-        // stored changes and events still carry the trace and the decision not to sample it.
-        state.unrecorded = { roots, decision, parent };
-        listener(req, res);
-        return;
-      }
-      if (recordsRoots() && decision.result.decision === SamplingDecision.RECORD_AND_SAMPLED) {
-        // Sampled: its span is made when the response closes, with the rest of a batch
-        // (DeferredSpans); meanwhile its context holds the span's ids.
-        const spanId = roots.spanId();
-        const requestContext = trace.setSpan(parent, roots.sampledSpan(decision, spanId));
-        state.context = requestContext;
-        const startTime = performance.now();
-        res.once('close', () => {
-          const end = responseEnd(method, req, res);
-          recordSpan({
-            name: end.name,
-            kind: SpanKind.SERVER,
-            attributes: { ...attributes(), ...end.attributes },
-            parent,
-            startTime,
-            endTime: performance.now(),
-            root: { decision, spanId },
-            ...(end.error === undefined ? {} : { error: end.error }),
-          });
-        });
-        context.with(requestContext, () => listener(req, res));
-        return;
-      }
-      span = roots.recordedSpan(tracer, decision, method, SpanKind.SERVER, attributes(), parent);
-    } else {
-      span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: attributes() }, parent);
-    }
     // An unsampled request's span records nothing (setting its attributes and ending it are
-    // no-ops), so it needs no listener on the response: that listener was a measurable share of
-    // what tracing cost an unsampled request (tools/bench/README.md, privacy-api).
+    // no-ops), so it needs no listener on its response.
     const recording = span.isRecording();
     if (recording) endWithResponse(span, method, req, res);
-    const requestContext = trace.setSpan(parent, span);
-    state.context = requestContext;
-    // Entered when it records or continues a caller's trace; an unsampled root is entered where
-    // needed, as above.
-    if (recording || callerTrace !== undefined) {
+    // Entered when it records or continues a caller's trace. An unsampled request that continues
+    // no one's trace is entered only where a step needs it (inRequestContext: shared-http's app
+    // does before its routes and its error handler, so log lines, stored changes and events still
+    // carry its trace and the decision not to sample it); a fast path in front of the routes that
+    // logs, writes and publishes nothing does not carry the context through its promises.
+    if (recording || (parent !== ROOT && trace.getSpanContext(parent) !== undefined)) {
       context.with(requestContext, () => listener(req, res));
     } else {
       listener(req, res);
     }
   };
-}
-
-/** The request's context, made now for an unsampled root that had none yet. */
-function contextOf(state: RequestTrace): Context | undefined {
-  if (state.context === undefined && state.unrecorded !== undefined) {
-    const { roots, decision, parent } = state.unrecorded;
-    state.context = trace.setSpan(parent, roots.unrecordedSpan(decision));
-    state.unrecorded = undefined;
-  }
-  return state.context;
 }
 
 /**
@@ -176,8 +124,7 @@ function contextOf(state: RequestTrace): Context | undefined {
  * already in it, `next` simply runs.
  */
 export function inRequestContext(req: IncomingMessage, next: () => void): void {
-  const state = (req as Traced)[REQUEST_TRACE];
-  const requestContext = state && contextOf(state);
+  const requestContext = (req as Traced)[REQUEST_TRACE]?.context;
   if (requestContext === undefined || requestContext === context.active()) next();
   else context.with(requestContext, next);
 }

@@ -2,9 +2,6 @@ export {
   startTracing,
   tracingEnabled,
   tracingRequested,
-  asyncContextFrames,
-  flushDeferredSpans,
-  recordSpan,
   type StartTracingOptions,
   type Tracing,
 } from './start';
@@ -20,4 +17,3 @@ export {
   tracer,
 } from './spans';
 export { activeTraceFields, type TraceFields } from './trace-fields';
-export type { DeferredSpans, SpanRecord } from './deferred-spans';

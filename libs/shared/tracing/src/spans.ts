@@ -11,7 +11,7 @@ import {
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { TRACER_NAME } from './http-server';
-import { activeContext, tracingEnabled, tracingGeneration } from './start';
+import { tracingEnabled, tracingGeneration } from './start';
 
 // Read once: the API's exports are re-export getters, which a bundle calls at each use, and these
 // are asked for every read and command.
@@ -24,7 +24,7 @@ const SAMPLED = TraceFlags.SAMPLED;
  * records. Under an unsampled span, or none, a child would record nothing.
  */
 export function activeSpanSampled(): boolean {
-  const span = traceApi.getSpan(activeContext());
+  const span = traceApi.getSpan(context.active());
   return span !== undefined && (span.spanContext().traceFlags & SAMPLED) !== 0;
 }
 
@@ -34,7 +34,7 @@ export function activeSpanSampled(): boolean {
  * so that the shared command can give it a span in its own trace.
  */
 export function sampledContext(): Context | undefined {
-  return tracingEnabled() && activeSpanSampled() ? activeContext() : undefined;
+  return tracingEnabled() && activeSpanSampled() ? context.active() : undefined;
 }
 
 /**

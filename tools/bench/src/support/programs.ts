@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../../../..');
@@ -116,3 +117,50 @@ export const TRACING_OFF_ENV: Record<string, string> = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
   OTEL_TRACES_EXPORTER: '',
 };
+
+/** What the services measured are built from (see sourceRoot). */
+export interface SourceRoot {
+  /** The folder holding the sources (`apps/`, `libs/`, `tsconfig.base.json`). */
+  root: string;
+  /** What it is, for the report: the ref and its commit, or the working tree. */
+  label: string;
+}
+
+let source: Promise<SourceRoot> | undefined;
+
+/**
+ * Where the measured services' code comes from: the working tree, or with BENCH_BUILD_REF=<git
+ * ref> that commit's tree, exported with `git archive` into tmp/bench-build/<commit>/ (inside the
+ * repository, so that the bundles built from it resolve their packages from this checkout's
+ * node_modules: compare commits with the same dependencies). Used to measure a change's BEFORE and
+ * AFTER one run after the other on one machine: `BENCH_BUILD_REF=main npm run bench -- ...`, then
+ * the same without it.
+ */
+export function sourceRoot(): Promise<SourceRoot> {
+  source ??= (async () => {
+    const git = (args: string[]) =>
+      execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const ref = process.env['BENCH_BUILD_REF']?.trim();
+    if (!ref) {
+      const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
+      return {
+        root: ROOT,
+        label: `working tree at ${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ' with changes' : ''}`,
+      };
+    }
+    const commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
+    const root = join(ROOT, 'tmp', 'bench-build', commit);
+    if (!existsSync(join(root, 'tsconfig.base.json'))) {
+      mkdirSync(root, { recursive: true });
+      const archive = spawnSync('git', ['archive', '--format=tar', commit], {
+        cwd: ROOT,
+        maxBuffer: 1 << 30,
+      });
+      if (archive.status !== 0) throw new Error(`git archive ${commit} failed`);
+      const tar = spawnSync('tar', ['-x', '-C', root], { input: archive.stdout });
+      if (tar.status !== 0) throw new Error(`unpacking ${commit} failed`);
+    }
+    return { root, label: `BENCH_BUILD_REF=${ref} (${commit.slice(0, 7)})` };
+  })();
+  return source;
+}

@@ -21,6 +21,11 @@ export const PRIVACY_CODES = {
   methodNotAllowed: 'EPVK-100405',
   payloadTooLarge: 'EPVK-100413',
   unsupportedMediaType: 'EPVK-100415',
+  /**
+   * A DPoP key has its share of the proof replay table in use: its proofs are refused for the
+   * seconds `Retry-After` says (every other key's still pass).
+   */
+  replayShareExceeded: 'EPVK-100429',
   internal: 'EPVK-100500',
   /** The database, or the issuer's key endpoint, cannot be reached. */
   unavailable: 'EPVK-100503',

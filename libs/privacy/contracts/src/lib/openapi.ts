@@ -62,6 +62,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   405: 'The path does not serve this method (EPVK-100405); see Allow.',
   413: 'The body is larger than the operation’s limit (EPVK-100413).',
   415: 'The body is not one of the accepted JSON media types (EPVK-100415).',
+  429: 'The DPoP key has its share of the proof replay table in use (EPVK-100429): its proofs are refused for the seconds `Retry-After` says; other keys are not held back.',
   500: 'A server error: EPVK-100503 (EndpointIsDown) when the database cannot be reached, EPVK-100500 otherwise.',
   503: 'Not healthy.',
 };
@@ -120,8 +121,15 @@ export function buildOpenApiDocument(
       };
     }
     responses[String(op.success.status)] = success;
-    // Any operation with a body may also meet its size limit and the content-type rule.
-    const errors = op.body ? [...new Set([...op.errors, 413, 415])] : op.errors;
+    // Any operation with a body may also meet its size limit and the content-type rule, and any
+    // operation that needs a token a DPoP key over its share of the replay table.
+    const errors = [
+      ...new Set([
+        ...op.errors,
+        ...(op.body ? [413, 415] : []),
+        ...(op.access === 'public' ? [] : [429]),
+      ]),
+    ];
     for (const status of errors) {
       responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
     }

@@ -43,15 +43,20 @@ export const syncCompletedEventDataSchema = z
     previousVersion: z.int().min(0),
     currentVersion: z.int().min(0),
     changed: z.boolean().meta({ description: 'true when the run committed a new version.' }),
-    datasets: z.object({
-      treatmentGroup: datasetCountsSchema,
-      reimbursementGroup: datasetCountsSchema,
-    }),
+    // Named (meta id), so that a model generated from the AsyncAPI or OpenAPI document gets a
+    // class of this name rather than an anonymous one.
+    datasets: z
+      .object({
+        treatmentGroup: datasetCountsSchema,
+        reimbursementGroup: datasetCountsSchema,
+      })
+      .meta({ id: 'SyncDatasets', description: 'What the run did to each dataset.' }),
     startedAt: isoTime,
     completedAt: isoTime,
-    source: z
-      .object({ treatmentGroup: z.string(), reimbursementGroup: z.string() })
-      .meta({ description: 'Where each dataset was read from (no credentials).' }),
+    source: z.object({ treatmentGroup: z.string(), reimbursementGroup: z.string() }).meta({
+      id: 'SyncSources',
+      description: 'Where each dataset was read from (no credentials).',
+    }),
   })
   .check((ctx) => {
     const d = ctx.value;

@@ -1,10 +1,18 @@
 import type { BatchedWrites } from './batched-writes';
 import type { DocumentEntries } from './document-entries';
-import type { OutboxPointers } from './pointers';
+import type { OutboxPointer, OutboxPointers } from './pointers';
 import { documentKey, type DocumentRef, type OutboxEntry, type OutboxStore } from './types';
 
-/** Pointers a sweep reads at most, oldest first; the rest wait for the next sweep. */
+/** Pointers read at a time, oldest first. */
 export const SWEEP_BATCH = 500;
+/**
+ * Pages of pointers a sweep reads at most (10 000 pointers); the rest wait for the next sweep.
+ * More than one: pointers that lead to no pending entry (a write that never happened, whose
+ * pointer is dropped only once stale; a pointer whose delete was lost) can be the oldest 500 for
+ * up to the stale age, and a sweep that read only those relayed nothing else: an entry a crashed
+ * instance left waited that long (40-58 s) for its event.
+ */
+export const SWEEP_PAGES = 20;
 
 export type DocumentOutboxStoreOptions<E extends OutboxEntry> = {
   entries: DocumentEntries<E>;
@@ -43,9 +51,15 @@ export function documentOutboxStore<E extends OutboxEntry>(
   return {
     async documents() {
       const unique = new Map<string, DocumentRef>();
-      for (const p of await pointers.list(SWEEP_BATCH)) {
-        const ref = { collection: p.collection, docId: p.docId };
-        unique.set(documentKey(ref), ref);
+      let after: OutboxPointer | undefined;
+      for (let page = 0; page < SWEEP_PAGES; page++) {
+        const batch = await pointers.list(SWEEP_BATCH, after);
+        for (const p of batch) {
+          const ref = { collection: p.collection, docId: p.docId };
+          unique.set(documentKey(ref), ref);
+        }
+        if (batch.length < SWEEP_BATCH) break;
+        after = batch[batch.length - 1];
       }
       return [...unique.values()];
     },

@@ -21,8 +21,11 @@ export interface OutboxPointers {
   readonly collection: string;
   /** Before the write: the document `ref` is about to carry the entry `entryId`. */
   register(entryId: string, ref: DocumentRef): Promise<void>;
-  /** The oldest pointers, up to `limit`. */
-  list(limit: number): Promise<OutboxPointer[]>;
+  /**
+   * The oldest pointers, up to `limit`; with `after` (the last pointer of the page before), the
+   * next ones, in the same order (by `createdAt`, then `_id`).
+   */
+  list(limit: number, after?: Pick<OutboxPointer, '_id' | 'createdAt'>): Promise<OutboxPointer[]>;
   /** Pointers older than the stale age (their write has had ample time), oldest first. */
   stale(limit: number): Promise<OutboxPointer[]>;
   forget(entryId: string): Promise<void>;
@@ -75,7 +78,21 @@ export function outboxPointers(options: OutboxPointersOptions): OutboxPointers {
         await writes.write<OutboxPointer>(collection, { insertOne: { document: pointer } });
       else await pointers().insertOne(pointer);
     },
-    list: (limit) => pointers().find({}).sort({ createdAt: 1 }).limit(limit).toArray(),
+    list: (limit, after) =>
+      pointers()
+        .find(
+          after
+            ? {
+                $or: [
+                  { createdAt: { $gt: after.createdAt } },
+                  { createdAt: after.createdAt, _id: { $gt: after._id } },
+                ],
+              }
+            : {},
+        )
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(limit)
+        .toArray(),
     stale: (limit) =>
       pointers()
         .find({ createdAt: { $lt: new Date(now() - staleAfterMs) } })

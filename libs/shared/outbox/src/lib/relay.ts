@@ -38,6 +38,8 @@ export interface CreateOutboxRelayOptions<E extends OutboxEntry> {
    * the loop then also logs its retries). Without it the loop keeps its period.
    */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Documents a sweep relays at once (each one's entries in order). Default 16. */
+  sweepConcurrency?: number;
 }
 
 export interface OutboxRelay<E extends OutboxEntry = OutboxEntry> {
@@ -83,6 +85,7 @@ export function createOutboxRelay<E extends OutboxEntry>(
   options: CreateOutboxRelayOptions<E>,
 ): OutboxRelay<E> {
   const { name, store, logger } = options;
+  const sweepConcurrency = Math.max(1, options.sweepConcurrency ?? 16);
   const baseDelayMs = options.backoff?.baseDelayMs ?? 500;
   const maxDelayMs = options.backoff?.maxDelayMs ?? 30_000;
   const onRelayFailed =
@@ -160,21 +163,33 @@ export function createOutboxRelay<E extends OutboxEntry>(
 
   async function sweepOnce(): Promise<RelaySummary> {
     const total: RelaySummary = { relayed: 0, duplicates: 0, pending: 0 };
-    for (const ref of await store.documents()) {
-      const summary = await relay(ref);
+    const refs = await store.documents();
+    const add = (ref: DocumentRef, summary: RelaySummary) => {
       total.relayed += summary.relayed;
       total.duplicates += summary.duplicates;
       total.pending =
         total.pending === undefined || summary.pending === undefined
           ? undefined
           : total.pending + summary.pending;
-      if (!summary.error) continue;
+      if (!summary.error) return;
       onRelayFailed(summary.error, ref, 'sweep');
       if (!total.error) {
         total.error = summary.error;
         total.reason = summary.reason;
       }
-    }
+    };
+    // Documents are independent (order is kept within each one), so a sweep relays several at
+    // once: one after the other, each paying its round trips and journal commits in turn, a sweep
+    // of a few dozen documents under load took longer than the sweep interval, and what a crashed
+    // instance left waited that long. Their writes then also share commands (batchedWrites).
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < refs.length; i = next++) {
+        const ref = refs[i] as DocumentRef;
+        add(ref, await relay(ref));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(sweepConcurrency, refs.length) }, worker));
     await store.afterSweep?.();
     options.onSwept?.(total);
     return total;

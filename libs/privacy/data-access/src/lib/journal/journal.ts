@@ -23,7 +23,8 @@ export type JournalEventOrigin = Pick<JournalEntry, 'requestId' | 'trace'>;
  *
  * A write goes in three steps:
  * 1. `register(entry, collection, docId)` inserts a pointer. If the process dies before step 2,
- *    the pointer points at nothing and the sweeper drops it once it is older than `staleAfterMs`.
+ *    the pointer points at nothing and the sweeper drops it once it is older than `staleAfterMs`;
+ *    a write that certainly did not happen (it lost a race) drops its pointer at once (`abandon`).
  *    The pointer is acknowledged without waiting for the journal (`j: false`, the configured `w`
  *    kept): the journaled write of step 2 comes after it in the one ordered journal, so once that
  *    write is acknowledged the pointer is on disk too, and a pointer lost in a crash belonged to
@@ -46,6 +47,12 @@ export const PENDING_COLLECTION = 'privacy_journal_pending';
 export interface Journal {
   /** Step 1: the pointer, inserted before the write that carries the entry. */
   register(entry: JournalEntry, collection: string, docId: unknown): Promise<void>;
+  /**
+   * The write that was to carry the entry certainly did not happen (it lost a race: a duplicate
+   * key, a version that changed): its pointer goes at once, instead of pointing at nothing until
+   * it is stale, in the way of the sweeps.
+   */
+  abandon(entry: JournalEntry): Promise<void>;
   /**
    * Step 3: relay the document's pending entries soon; never throws (the sweeper retries).
    * `pending`: the document's `journal` as the acknowledged write returned it, if it did (saves
@@ -142,6 +149,9 @@ export function createJournal(options: CreateJournalOptions): Journal {
   return {
     async register(entry, collection, docId) {
       await translated(() => pointers.register(entry.id, { collection, docId }));
+    },
+    async abandon(entry) {
+      await translated(() => pointers.forget(entry.id));
     },
     flushSoon: (collection, docId, pending) => relay.flushSoon({ collection, docId }, pending),
     sweep: async () => (await relay.sweep()).relayed,

@@ -14,3 +14,4 @@ export {
   settingChangedEvent,
   type SettingEventPublisherOptions,
 } from './events';
+export { privacyAsyncApiDocument } from './asyncapi';

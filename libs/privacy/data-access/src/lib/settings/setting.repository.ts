@@ -130,7 +130,7 @@ function toState(
 
 export interface CreateSettingRepositoryOptions {
   connection: Connection;
-  journal: Pick<Journal, 'register' | 'flushSoon'>;
+  journal: Pick<Journal, 'register' | 'abandon' | 'flushSoon'>;
   /** Default SETTING_HISTORY_LIMIT (tests use a small one). */
   historyLimit?: number;
 }
@@ -262,8 +262,11 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
           });
         } catch (err) {
           // Another request created the instance first: the caller reads it and decides again.
-          // (The pointer just registered names a write that never happened; the sweeper drops it.)
-          if (duplicateKeyInfo(err)) return 'conflict';
+          // The pointer just registered names a write that never happened: it goes now.
+          if (duplicateKeyInfo(err)) {
+            await journal.abandon(journalled);
+            return 'conflict';
+          }
           throw toAppError(err);
         }
         // A new document: its journal is exactly this entry.
@@ -290,7 +293,11 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
           },
           { projection: { _id: 0, [JOURNAL_FIELD]: 1 }, returnDocument: 'after' },
         );
-        if (!written) return 'conflict';
+        if (!written) {
+          // Another change came first (its version): this write did not happen, nor its entry.
+          await journal.abandon(journalled);
+          return 'conflict';
+        }
         journal.flushSoon(SETTINGS_COLLECTION, id, written[JOURNAL_FIELD] ?? []);
         return 'written';
       });
