@@ -82,6 +82,32 @@ async function main(argv: string[]): Promise<void> {
     config,
   );
   const schedule = startSchedule(ctx, logger);
+  let stopping = false;
+  // Installed as soon as the server listens: a signal that came before (during the first sync's
+  // check, say) ended the process without its steps. A sync in progress is not awaited: it is
+  // crash-safe by design (the next run cleans up), and a long import must not hold a deploy past
+  // the shutdown timeout.
+  createShutdown({
+    logger,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    steps: [
+      {
+        name: 'mark not ready',
+        run: () => {
+          stopping = true;
+          health.markShuttingDown();
+        },
+      },
+      { name: 'stop schedule', run: () => schedule.stop() },
+      {
+        name: 'close HTTP server',
+        run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)),
+      },
+      { name: 'stop publisher, drain NATS, close MongoDB', run: () => ctx.close() },
+      // Last, when on: the spans of everything above are exported.
+      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
+    ],
+  }).install({ processErrors: true });
 
   logger.info(
     {
@@ -102,25 +128,10 @@ async function main(argv: string[]): Promise<void> {
       `REFSYNC_IMPORTER_ADMIN_TOKEN is not set: POST /sync accepts the development token "${LOCAL_ADMIN_TOKEN}" (outside production only)`,
     );
   }
-  await syncIfNeverCommitted(ctx, logger);
-
-  // A sync in progress is not awaited: it is crash-safe by design (the next run cleans up), and a
-  // long import must not hold a deploy past the shutdown timeout.
-  createShutdown({
-    logger,
-    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    steps: [
-      { name: 'mark not ready', run: () => health.markShuttingDown() },
-      { name: 'stop schedule', run: () => schedule.stop() },
-      {
-        name: 'close HTTP server',
-        run: () => closeServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)),
-      },
-      { name: 'stop publisher, drain NATS, close MongoDB', run: () => ctx.close() },
-      // Last, when on: the spans of everything above are exported.
-      ...(tracing.enabled ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
-    ],
-  }).install({ processErrors: true });
+  await syncIfNeverCommitted(ctx, logger).catch((err: unknown) => {
+    // A stop that began meanwhile closed the connection under it: not a failed start.
+    if (!stopping) throw err;
+  });
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -55,11 +55,10 @@ export interface PersistenceStats extends JournalStats {
 const COMMIT_INTERVAL_MS = 100;
 /**
  * Replaying a journal costs far more per byte than loading a snapshot (every record is a document
- * decoded, looked up and re-indexed, most of them replaced again later in the same journal): 16 MiB
- * of privacy-api's records replay in about 0.5-0.8 s of CPU, a 100 MiB snapshot loads in about
- * 0.5 s (tools/bench/README.md). 16 MiB keeps a start after a crash within the 1 s per 100 MiB of
- * data (at least 1 s) the project asks for, at the cost of rewriting the snapshot every 16 MiB of
- * changes.
+ * decoded, looked up and re-indexed, most of them replaced again later in the same journal), so
+ * the journal is what start-up after a crash must be protected from: bounded absolutely, not in
+ * proportion to the snapshot, at the cost of rewriting the snapshot every `maxBytes` of changes
+ * (figures: tools/bench/README.md, "soak").
  */
 const MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
 

@@ -85,18 +85,11 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
     activeSettings: 0,
   };
 
-  // With waitOnFirstConnect the client waits for a NATS that is not there yet: say so.
-  const waiting = setTimeout(
-    () => report(`waiting for NATS at ${options.nats}…`),
-    options.natsWaitNoticeMs ?? 2000,
-  );
-  const nc: NatsConnection = await connect({
-    servers: options.nats.split(',').map((s) => s.trim()),
-    name: `privacy-mirror ${partKode}`,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    waitOnFirstConnect: true,
-  }).finally(() => clearTimeout(waiting));
+  const nc = await connectWhenThere(options, report);
+  if (!nc) {
+    report('stopped before NATS was reached');
+    return summary;
+  }
   void reportNatsStatus(nc, report);
   try {
     const jsm = await jetstreamManager(nc);
@@ -252,6 +245,37 @@ export async function runPrivacyMirror(options: PrivacyMirrorOptions): Promise<M
 export function describeChange(entry: MirrorEntry, navn?: string | null): string {
   const definition = navn ? `${entry.definisjonGuid} (${navn})` : entry.definisjonGuid;
   return `changed: innbyggerFnr ${REDACTED}, definisjon ${definition}, aktiv ${entry.aktiv}, sekvensnummer ${entry.sekvensnummer}`;
+}
+
+/**
+ * Connects, waiting for a NATS that is not there yet (and saying so once) until `signal` stops
+ * the wait: undefined then. A first attempt at a time, rather than the client's own
+ * waitOnFirstConnect, whose retries nothing can cancel. Once connected, the client reconnects by
+ * itself for as long as it takes.
+ */
+async function connectWhenThere(
+  options: PrivacyMirrorOptions,
+  report: (line: string) => void,
+): Promise<NatsConnection | undefined> {
+  const noticeAt = Date.now() + (options.natsWaitNoticeMs ?? 2000);
+  let noticed = false;
+  while (!options.signal?.aborted) {
+    try {
+      return await connect({
+        servers: options.nats.split(',').map((s) => s.trim()),
+        name: `privacy-mirror ${options.partKode}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+    } catch {
+      if (!noticed && Date.now() >= noticeAt) {
+        noticed = true;
+        report(`waiting for NATS at ${options.nats}…`);
+      }
+      await sleep(250);
+    }
+  }
+  return undefined;
 }
 
 /** Says when NATS goes away and when it is back (the client reconnects by itself). */

@@ -16,7 +16,7 @@ import { PRIVACY_EVENTS_STREAM, settingChangedSubject } from '@nhp/privacy-contr
 import { startPrivacyStack, type PrivacyStack } from '@nhp/privacy-dev-issuer';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { writeDevStack } from '@nhp/shared-config';
-import { waitFor } from '@nhp/shared-testing';
+import { freePort, waitFor } from '@nhp/shared-testing';
 import { JsonFileMirrorStore, runPrivacyMirror, type MirrorRunSummary } from '../src';
 
 const SAMTYKKE = '7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e01';
@@ -299,6 +299,28 @@ describe('what the mirror prints', () => {
     ]);
     expect(lines.join('\n')).not.toContain(syntheticFnr(7001));
   }, 120_000);
+});
+
+describe('a mirror started before NATS is there', () => {
+  it('when NATS cannot be reached, then it says that it waits, and a stop ends the wait', async () => {
+    const lines: string[] = [];
+    const controller = new AbortController();
+    const { client: reader } = await clientFor(['read']);
+    const running = runPrivacyMirror({
+      client: reader,
+      api: stack.apiUrl,
+      nats: `nats://127.0.0.1:${await freePort()}`,
+      partKode: 'nowhere',
+      store: new JsonFileMirrorStore(join(dir, 'nowhere.json')),
+      signal: controller.signal,
+      natsWaitNoticeMs: 100,
+      report: (line) => lines.push(line),
+    });
+    await waitFor('the waiting notice', () => lines.some((l) => l.startsWith('waiting for NATS')));
+    controller.abort();
+    expect((await running).walked).toBe(false);
+    expect(lines.at(-1)).toBe('stopped before NATS was reached');
+  });
 });
 
 describe('the command line', () => {
