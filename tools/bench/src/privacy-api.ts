@@ -136,7 +136,7 @@ async function bundle(entry: string, outfile: string): Promise<string> {
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     logLevel: 'warning',
     outfile,

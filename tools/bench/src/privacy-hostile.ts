@@ -213,7 +213,7 @@ export async function run(): Promise<void> {
       entryPoints: [entry],
       bundle: true,
       platform: 'node',
-      target: 'node20',
+      target: 'node24',
       packages: 'external',
       logLevel: 'warning',
       outfile: bundle,

@@ -107,7 +107,7 @@ async function buildApp(): Promise<string> {
     entryPoints: [join((await sourceRoot()).root, 'apps/refsync-api/src/main.ts')],
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',
