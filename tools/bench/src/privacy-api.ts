@@ -72,7 +72,7 @@ import {
   sourceRoot,
   startCollectorStandIn,
   tracingOnEnv,
-  TRACING_OFF_ENV,
+  privacyApiBenchEnv,
   type CollectorStandIn,
 } from './support/programs';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
@@ -364,19 +364,16 @@ async function startStack(): Promise<Stack> {
     const child = spawnProgram(
       [...flags, ...profile(name), program],
       {
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'warn',
-        MONGO_URL: mongoUrl,
-        NATS_URL: nats.url,
-        PRIVACY_API_PORT: String(port),
-        PRIVACY_API_HOST: '127.0.0.1',
-        PRIVACY_AUTH_ISSUER: issuer.issuer,
-        PRIVACY_AUTH_JWKS_FILE: jwksFile,
-        PRIVACY_ALLOW_SYNTHETIC_IDS: 'true',
+        ...privacyApiBenchEnv({
+          mongoUrl,
+          natsUrl: nats.url,
+          port,
+          issuer: issuer.issuer,
+          jwksFile,
+        }),
         PRIVACY_PAGE_SIZE: String(PAGE_SIZE),
         HTTP_TRUST_PROXY: TRUST_PROXY,
-        // Off whatever the shell running the bench has set, unless `env` turns it on.
-        ...TRACING_OFF_ENV,
+        // Tracing stays off unless `env` turns it on.
         ...env,
       },
       pinning?.serverCpu,

@@ -30,7 +30,7 @@ import { createTestIssuer, syntheticFnr } from '@nhp/privacy-testing';
 import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
 import { build } from 'esbuild';
 import { cpuPinning, describePinning, pinProcess, rssOf } from './support/paired';
-import { ROOT, TRACING_OFF_ENV } from './support/programs';
+import { privacyApiBenchEnv, ROOT } from './support/programs';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const PHASE_S = Math.max(3, Number(process.env['PRIVACY_HOSTILE_SECONDS'] ?? 10) || 10);
@@ -223,18 +223,7 @@ export async function run(): Promise<void> {
     const port = await freePort();
     const app = spawnProgram(
       [bundle],
-      {
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'warn',
-        MONGO_URL: mongoUrl,
-        NATS_URL: nats.url,
-        PRIVACY_API_PORT: String(port),
-        PRIVACY_API_HOST: '127.0.0.1',
-        PRIVACY_AUTH_ISSUER: issuer.issuer,
-        PRIVACY_AUTH_JWKS_FILE: jwksFile,
-        PRIVACY_ALLOW_SYNTHETIC_IDS: 'true',
-        ...TRACING_OFF_ENV,
-      },
+      privacyApiBenchEnv({ mongoUrl, natsUrl: nats.url, port, issuer: issuer.issuer, jwksFile }),
       pinning?.serverCpu,
     );
     children.push(app);

@@ -118,6 +118,32 @@ export const TRACING_OFF_ENV: Record<string, string> = {
   OTEL_TRACES_EXPORTER: '',
 };
 
+/**
+ * privacy-api's environment as the benches run it: production, on loopback, trusting the test
+ * issuer's keys in `jwksFile`, synthetic identity numbers allowed, tracing off (whatever the shell
+ * says). Rows add or override variables after it.
+ */
+export function privacyApiBenchEnv(options: {
+  mongoUrl: string;
+  natsUrl: string;
+  port: number;
+  issuer: string;
+  jwksFile: string;
+}): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    MONGO_URL: options.mongoUrl,
+    NATS_URL: options.natsUrl,
+    PRIVACY_API_PORT: String(options.port),
+    PRIVACY_API_HOST: '127.0.0.1',
+    PRIVACY_AUTH_ISSUER: options.issuer,
+    PRIVACY_AUTH_JWKS_FILE: options.jwksFile,
+    PRIVACY_ALLOW_SYNTHETIC_IDS: 'true',
+    ...TRACING_OFF_ENV,
+  };
+}
+
 /** What the services measured are built from (see sourceRoot). */
 export interface SourceRoot {
   /** The folder holding the sources (`apps/`, `libs/`, `tsconfig.base.json`). */
