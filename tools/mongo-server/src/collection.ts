@@ -166,7 +166,7 @@ export class Collection {
   /** The record with the same `_id` as the document `raw` (journal replay); undefined if none. */
   byIdOf(raw: Uint8Array): StoredRecord | undefined {
     const key = topKey(raw, '_id');
-    if (key === undefined) return this.byId((new Stored(raw).doc)['_id']);
+    if (key === undefined) return this.byId(new Stored(raw).doc['_id']);
     for (const r of this.idIndex.lookupKey([key])) return r;
     return undefined;
   }

@@ -198,9 +198,12 @@ function fieldTest<T>(
 ): TriMatcher<T> {
   const test = (v: unknown): boolean | undefined => {
     // Values this matcher does not decide: arrays (any element may match), documents, NaN and
-    // BSON types other than those above.
-    if (v !== null && v !== undefined && typeof v === 'object' && !(v instanceof Date))
+    // BSON types other than those above, except that any of them but an array is not null
+    // (refsync's `prev: {$ne: null}` on a document).
+    if (v !== null && v !== undefined && typeof v === 'object' && !(v instanceof Date)) {
+      if (operand === null && !Array.isArray(v)) return op !== '$eq';
       return undefined;
+    }
     if (typeof v === 'number' && Number.isNaN(v)) return undefined;
     if (operand === null) {
       const isNull = v === null || v === undefined;

@@ -8,7 +8,7 @@
 import { compileFilter, type Matcher } from './engine';
 import { MongoServerError } from './errors';
 import { deserialize } from 'bson';
-import { topKey } from './raw';
+import { keyAtPath } from './raw';
 import { formatValue, keyOf, toView, toViewDoc, valuesAtPath, type Doc } from './values';
 import { DESERIALIZE } from './wire';
 
@@ -137,15 +137,15 @@ export class Index {
   /** Whether some record ever contributed several keys (arrays); never reset, so conservative. */
   private multikey = false;
   private readonly partial?: Matcher;
-  /** Whether every key field is a top-level field (keys read from the bytes). */
-  private readonly plainFields: boolean;
+  /** Each key field's path, split at its dots (keys read from the bytes). */
+  private readonly paths: string[][];
 
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
-    this.plainFields = this.fields.every((f) => !f.includes('.') && f !== '__proto__');
+    this.paths = this.fields.map((f) => f.split('.'));
     this.topFields = this.fields.map((f) => f.split('.')[0] as string);
     if (spec.partialFilterExpression)
       this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
@@ -181,19 +181,21 @@ export class Index {
 
   /** The keys a record contributes, or none when a sparse or partial index leaves it out. */
   keysOf(source: KeySource): KeyParts[] {
-    if (this.plainFields && !this.spec.sparse && !this.partial && source.raw) {
-      // Top-level scalar fields (the common case): one key, read from the bytes.
+    if (!this.partial && source.raw) {
+      // Fields holding no array (the common case): one key, read from the bytes.
       const parts = new Array<string>(this.fields.length);
       let plain = true;
-      for (let i = 0; i < this.fields.length; i++) {
-        const k = topKey(source.raw, this.fields[i] as string);
+      let missing = 0;
+      for (let i = 0; i < this.paths.length; i++) {
+        const k = keyAtPath(source.raw, this.paths[i] as string[]);
         if (k === undefined) {
           plain = false;
           break;
         }
-        parts[i] = k;
+        if (k === null) missing++;
+        parts[i] = k ?? 'z';
       }
-      if (plain) return [parts];
+      if (plain) return this.spec.sparse && missing === parts.length ? [] : [parts];
     }
     return this.viewKeys(source.view).map((k) => k.parts);
   }

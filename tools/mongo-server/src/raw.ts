@@ -7,8 +7,8 @@
 // (`{_id: 0, a: 1, b: 1}`, `{data: 0}`) are applied to the bytes by copying whole elements. Written
 // by hand because the `bson` package has no API to embed already-encoded documents or to copy
 // elements; what it does here is only framing (element headers and lengths), never value encoding.
-import { serialize } from 'bson';
-import { isPlainObject, type Doc } from './values';
+import { Decimal128, serialize } from 'bson';
+import { isPlainObject, toNumber, type Doc } from './values';
 
 /** A document that is already BSON (a stored document's bytes, or a projection made on them). */
 export class RawBson {
@@ -249,12 +249,14 @@ export function encodeDocument(reply: Doc, headroom = 0): Buffer {
 // by name and reads one value, allocating nothing but the value itself.
 
 /**
- * What `topValue` gives for a field whose value is not one of the scalars it reads (an array, an
- * embedded document, ObjectId, binary, Decimal128, regex, ...): an object that is not a Date, so
- * the fast paths that read it treat it as undecided and the caller decodes the document, as they
- * treat such values of a view.
+ * What `topValue` gives for a field whose value is not one of the scalars it reads (an embedded
+ * document, ObjectId, binary, regex, ...): an object that is not a Date, so the fast paths that
+ * read it treat it as such a value of a view (mostly undecided: the caller decodes the document).
  */
 export const OTHER: unknown = Object.freeze({ notDecodedHere: true });
+
+/** What `topValue` gives for an array (not read): an (empty, frozen) array, as arrays are told. */
+export const ARRAY: unknown = Object.freeze([]);
 
 const asBuffer = (b: Uint8Array): Buffer =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
@@ -265,7 +267,7 @@ const asBuffer = (b: Uint8Array): Buffer =>
  * `foundType`. Names are compared as UTF-8 bytes.
  */
 let foundType = 0;
-function findTop(buf: Buffer, field: string): number {
+function findTop(buf: Buffer, field: string, start = 0): number {
   let name: Buffer | undefined;
   const n = field.length;
   for (let i = 0; i < n; i++) {
@@ -275,8 +277,8 @@ function findTop(buf: Buffer, field: string): number {
     }
   }
   const len = name ? name.length : n;
-  const end = buf.readInt32LE(0) - 1;
-  let at = 4;
+  const end = start + buf.readInt32LE(start) - 1;
+  let at = start + 4;
   let found = -1;
   while (at < end) {
     const type = buf[at] as number;
@@ -309,8 +311,9 @@ export function hasTop(bytes: Uint8Array, field: string): boolean {
 
 /**
  * The view value (values.ts) of a top-level field, read from a document's bytes: undefined when
- * missing, a JS number for int32/int64/double, a string, boolean, Date or null; OTHER for any
- * other value (and for `__proto__`, which a view does not hold as an own field).
+ * missing, a JS number for int32/int64/double/decimal128, a string, boolean, Date or null; OTHER for any
+ * other value (and for `__proto__`, which a view does not hold as an own field), ARRAY for an
+ * array.
  */
 export function topValue(bytes: Uint8Array, field: string): unknown {
   if (field === '__proto__') return OTHER;
@@ -328,25 +331,58 @@ export function topValue(bytes: Uint8Array, field: string): unknown {
       return new Date(Number(buf.readBigInt64LE(v)));
     case 0x0a:
       return null;
+    case 0x06: // undefined (deprecated): decoded as undefined
+      return undefined;
     case 0x10:
       return buf.readInt32LE(v);
     case 0x12:
       return Number(buf.readBigInt64LE(v));
+    case 0x13:
+      return decimalAt(buf, v);
+    case 0x04:
+      return ARRAY;
     default:
       return OTHER;
   }
 }
 
+/** A Decimal128's view number, as values.ts toNumber gives it. */
+const decimalAt = (buf: Buffer, v: number): number =>
+  toNumber(new Decimal128(buf.subarray(v, v + 16))) as number;
+
 /**
  * `keyOf` (values.ts) of a top-level field's view value, read from the bytes; undefined for values
- * it does not read (arrays, documents, regexes, Decimal128, ...), which the caller then keys from
+ * it does not read (arrays, documents, regexes, timestamps, ...), which the caller then keys from
  * the decoded document. `test/planner.spec.ts` checks it against keyOf for every BSON type.
  */
 export function topKey(bytes: Uint8Array, field: string): string | undefined {
-  if (field === '__proto__') return undefined;
+  const key = keyAtPath(bytes, [field]);
+  return key === null ? 'z' : key;
+}
+
+/**
+ * `keyOf` of the value at a path (field names, from the top level down through embedded
+ * documents) read from the bytes, as an index key; null when the path leads nowhere (a missing
+ * field, or a part that is not a document: valuesAtPath's missing); undefined when it meets an
+ * array (multikey: the caller decodes) or a value not read here.
+ */
+export function keyAtPath(bytes: Uint8Array, path: readonly string[]): string | null | undefined {
   const buf = asBuffer(bytes);
-  const v = findTop(buf, field);
-  if (v < 0) return 'z';
+  let doc = 0;
+  const last = path.length - 1;
+  for (let i = 0; i < last; i++) {
+    const part = path[i] as string;
+    if (part === '__proto__') return undefined;
+    const v = findTop(buf, part, doc);
+    if (v < 0) return null;
+    if (foundType === 0x04) return undefined;
+    if (foundType !== 0x03) return null;
+    doc = v;
+  }
+  const field = path[last] as string;
+  if (field === '__proto__') return undefined;
+  const v = findTop(buf, field, doc);
+  if (v < 0) return null;
   switch (foundType) {
     case 0x01: {
       const d = buf.readDoubleLE(v);
@@ -368,10 +404,16 @@ export function topKey(bytes: Uint8Array, field: string): string | undefined {
       return `t${new Date(Number(buf.readBigInt64LE(v))).getTime()}`;
     case 0x0a:
       return 'z';
+    case 0x06: // undefined (deprecated): decoded as undefined, which an index takes as missing
+      return null;
     case 0x10:
       return `n${buf.readInt32LE(v)}`;
     case 0x12:
       return `n${Number(buf.readBigInt64LE(v))}`;
+    case 0x13: {
+      const d = decimalAt(buf, v);
+      return Object.is(d, -0) ? 'n0' : `n${d}`;
+    }
     default:
       return undefined;
   }

@@ -2,7 +2,7 @@
 // array) is older than expireAfterSeconds. Documents without a date in the field never expire.
 import type { Logger } from 'pino';
 import type { Store } from './store';
-import { OTHER, topValue } from './raw';
+import { ARRAY, OTHER, topValue } from './raw';
 import { valuesAtPath } from './values';
 
 export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number {
@@ -16,7 +16,7 @@ export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number
         for (const record of [...coll.records]) {
           // A top-level date (the usual TTL field) is read from the bytes; anything else decodes.
           const top = field.includes('.') || !record.raw ? OTHER : topValue(record.raw, field);
-          const values = top === OTHER ? valuesAtPath(record.view, field) : [top];
+          const values = top === OTHER || top === ARRAY ? valuesAtPath(record.view, field) : [top];
           const dates = values.filter((v): v is Date => v instanceof Date);
           if (dates.length === 0) continue;
           const earliest = Math.min(...dates.map((d) => d.getTime()));
