@@ -9,8 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
 import { startAppProcess, type AppProcess } from '@nhp/shared-testing';
-import { LOG_LEVEL } from './fault';
-import { call, expectStatus, type Answer } from './fault';
+import {
+  call,
+  expectStatus,
+  LOG_LEVEL,
+  type Answer,
+  type Cleanup,
+  type Infrastructure,
+} from './fault';
 
 export const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v2';
 export const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2';
@@ -53,6 +59,38 @@ export function startPrivacyApi(env: {
       ...env.issuerEnv,
     },
   });
+}
+
+/** One privacy-api on the infrastructure, trusting a test issuer, with a client of its own definition. */
+export async function startPrivacyStack(cleanup: Cleanup, infrastructure: Infrastructure) {
+  const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
+  const app = cleanup.add(
+    await startPrivacyApi({
+      mongoUri: infrastructure.mongoUri,
+      natsUrl: infrastructure.nats.url,
+      issuerEnv: issuer.env,
+    }),
+    (a) => a.stop(),
+  );
+  return { issuer, app, privacy: await privacyClient(app, issuer.issuer) };
+}
+
+/**
+ * Two privacy-api instances on the same infrastructure, as behind a load balancer: `doomed` (the
+ * one a test kills) and `survivor`, each with a client of the same party and definition.
+ */
+export async function startTwoPrivacyInstances(cleanup: Cleanup, infrastructure: Infrastructure) {
+  const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
+  const env = {
+    mongoUri: infrastructure.mongoUri,
+    natsUrl: infrastructure.nats.url,
+    issuerEnv: issuer.env,
+  };
+  const doomed = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
+  const survivor = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
+  const viaDoomed = await privacyClient(doomed, issuer.issuer);
+  const viaSurvivor = await privacyClient(survivor, issuer.issuer, viaDoomed);
+  return { issuer, env, doomed, survivor, viaDoomed, viaSurvivor };
 }
 
 export interface SetAnswer {
