@@ -4,10 +4,7 @@
  * makes (set and status check).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
+import { trustedIssuer, type TestIssuer } from '@nhp/privacy-testing';
 import { startAppProcess, type AppProcess } from '@nhp/shared-testing';
 import {
   call,
@@ -23,24 +20,7 @@ export const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2'
 /** Template samtykke without a time limit. */
 const SAMTYKKE_TEMPLATE = '7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e01';
 
-export interface TrustedIssuer {
-  issuer: TestIssuer;
-  /** PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_FILE. */
-  env: Record<string, string>;
-  dispose(): Promise<void>;
-}
-
-export async function trustedIssuer(): Promise<TrustedIssuer> {
-  const issuer = await createTestIssuer();
-  const dir = await mkdtemp(join(tmpdir(), 'nhp-faults-jwks-'));
-  const file = join(dir, 'jwks.json');
-  await writeFile(file, JSON.stringify(issuer.jwks));
-  return {
-    issuer,
-    env: { PRIVACY_AUTH_ISSUER: issuer.issuer, PRIVACY_AUTH_JWKS_FILE: file },
-    dispose: () => rm(dir, { recursive: true, force: true }),
-  };
-}
+export { trustedIssuer };
 
 export function startPrivacyApi(env: {
   mongoUri: string;
