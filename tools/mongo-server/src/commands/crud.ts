@@ -719,12 +719,7 @@ const aggregate: CommandHandler = {
       }
       return docs;
     };
-    const out = runPipeline(
-      views,
-      idFirst(toView(pipeline) as Doc[]),
-      resolve,
-      variables,
-    );
+    const out = runPipeline(views, idFirst(toView(pipeline) as Doc[]), resolve, variables);
     // Unchanged input documents (e.g. after $match/$sort/$limit) keep their BSON types exactly.
     const docs = out.map((d) => byView.get(d)?.doc ?? (retype(d, undefined) as Doc));
     const ns = `${ctx.db}.${name}`;
