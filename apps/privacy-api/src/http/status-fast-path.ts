@@ -61,6 +61,27 @@ function compileTrust(setting: boolean | number | string): (addr: string, hop: n
   return proxyaddr.compile([]);
 }
 
+/** Peers whose answer is remembered (a few load balancers in practice; cleared beyond this). */
+const TRUSTED_PEERS_KEPT = 1024;
+
+/**
+ * Whether the peer at `addr` is trusted as the nearest proxy (hop 0): proxy-addr's answer, kept per
+ * address. The answer depends on the address alone, and the same few proxies send every request:
+ * asked per request, proxy-addr parses the address again each time.
+ */
+function trustsPeer(trust: (addr: string, hop: number) => boolean): (addr: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (addr) => {
+    let answer = answers.get(addr);
+    if (answer === undefined) {
+      answer = trust(addr, 0);
+      if (answers.size >= TRUSTED_PEERS_KEPT) answers.clear();
+      answers.set(addr, answer);
+    }
+    return answer;
+  };
+}
+
 /** The first of a forwarded header's values, as Express takes it (undefined when absent or empty). */
 function firstForwarded(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -121,7 +142,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }),
   );
   const statusChecks = deps.metrics?.statusChecks;
-  const trust = compileTrust(deps.trustProxy);
+  const trustedPeer = trustsPeer(compileTrust(deps.trustProxy));
   /** The route template Express would name for this path (for the request's span). */
   const route = (url: string) =>
     deps.basePath && url.toLowerCase().startsWith(deps.basePath.toLowerCase())
@@ -187,7 +208,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     // The URL the client addressed, as Express derives it (see compileTrust).
     let protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
     let host = headers.host as string;
-    if (trust(req.socket.remoteAddress as string, 0)) {
+    if (trustedPeer(req.socket.remoteAddress as string)) {
       // Node joins repeated X-Forwarded-* headers into one string.
       const proto = headers['x-forwarded-proto'] as string | undefined;
       const forwardedHost = headers['x-forwarded-host'] as string | undefined;
