@@ -9,7 +9,7 @@
  * sweeper, the importer's outbox): that is expected. What must hold is that every acknowledged
  * change and the sync arrive exactly once, and that both APIs answer throughout.
  */
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,12 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { PRIVACY_EVENTS_STREAM } from '@nhp/privacy-contracts';
-import { createTestIssuer, syntheticFnr, type TestIssuer } from '@nhp/privacy-testing';
+import {
+  syntheticFnr,
+  trustedIssuer,
+  type TestIssuer,
+  type TrustedIssuer,
+} from '@nhp/privacy-testing';
 import { REFSYNC_STREAM } from '@nhp/refsync-contracts';
 import { sampleDataPath } from '@nhp/refsync-sample-data';
 import {
@@ -71,6 +76,7 @@ interface StoredMessage {
 let cluster: NatsCluster;
 let mongo: MongoServerProcess;
 let mongoUrl: string;
+let trusted: TrustedIssuer | undefined;
 let issuer: TestIssuer;
 let dir: string;
 let upstream: { treatmentGroup: string; reimbursementGroup: string };
@@ -84,10 +90,10 @@ beforeAll(async () => {
   cluster = await startNatsCluster({ nodes: 3 });
   mongo = await startMongoServerProcess();
   mongoUrl = withDatabase(mongo.uri, 'cluster_test');
-  issuer = await createTestIssuer();
+  trusted = await trustedIssuer();
+  issuer = trusted.issuer;
+  const trustedEnv = trusted.env;
   dir = await mkdtemp(join(tmpdir(), 'nhp-cluster-test-'));
-  const jwksFile = join(dir, 'jwks.json');
-  await writeFile(jwksFile, JSON.stringify(issuer.jwks));
   upstream = {
     treatmentGroup: join(dir, 'treatment-groups.json'),
     reimbursementGroup: join(dir, 'reimbursement-groups.json'),
@@ -109,8 +115,7 @@ beforeAll(async () => {
       hostVariable: 'PRIVACY_API_HOST',
       env: {
         ...shared,
-        PRIVACY_AUTH_ISSUER: issuer.issuer,
-        PRIVACY_AUTH_JWKS_FILE: jwksFile,
+        ...trustedEnv,
         PRIVACY_DPOP_REPLAY_STORE: 'nats',
       },
       count: [RELAY_FAILED, PUBLISH_TIMEOUT],
@@ -152,6 +157,7 @@ afterAll(async () => {
   await cluster?.dispose();
   await mongo?.dispose();
   if (dir) await rm(dir, { recursive: true, force: true });
+  await trusted?.dispose();
 }, 60_000);
 
 /** Every message of `stream` as stored now, read one by one by sequence. */

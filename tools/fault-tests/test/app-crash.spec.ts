@@ -9,12 +9,12 @@
  * Then the killed instance is started again and serves the same state.
  */
 import { syntheticFnr } from '@nhp/privacy-testing';
-import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
-import { seededRandom, sleep, useCleanup } from './support/fault';
+import { waitFor } from '@nhp/shared-testing';
+import { seededRandom, sleep, startInfrastructure, useCleanup } from './support/fault';
 import {
   privacyClient,
   startPrivacyApi,
-  trustedIssuer,
+  startTwoPrivacyInstances,
   type PrivacyClient,
 } from './support/privacy';
 import { changesAcked, expectBurstStoredWhole, runSetBurst } from './support/set-burst';
@@ -23,15 +23,10 @@ const cleanup = useCleanup();
 
 describe('when a privacy-api instance is killed in the middle of a burst of writes', () => {
   it('then the other instance relays what it left, and every acknowledged change is stored whole with one event', async () => {
-    const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-    const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-    const mongoUri = `${mongo.uri}/faults`;
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const env = { mongoUri, natsUrl: nats.url, issuerEnv: issuer.env };
-    const doomed = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
-    const survivor = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
-    const viaDoomed = await privacyClient(doomed, issuer.issuer);
-    const viaSurvivor = await privacyClient(survivor, issuer.issuer, viaDoomed);
+    const infrastructure = await startInfrastructure(cleanup);
+    const { mongoUri, nats } = infrastructure;
+    const { issuer, env, doomed, survivor, viaDoomed, viaSurvivor } =
+      await startTwoPrivacyInstances(cleanup, infrastructure);
     const random = seededRandom('privacy-api, instance crash');
 
     // 300 citizens, 4 sets each, 16 clients; a citizen taken up while the doomed instance lives is

@@ -13,30 +13,20 @@ import { createRefsyncReadRepository } from '@nhp/refsync-data-access';
 import { readSampleData, syntheticReimbursementGroups, writeItems } from '@nhp/refsync-sample-data';
 import { createLogger } from '@nhp/shared-logger';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
-import { call, seededRandom, sleep, useCleanup } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { waitFor } from '@nhp/shared-testing';
+import { call, seededRandom, sleep, startInfrastructure, useCleanup } from './support/fault';
+import { startPrivacyStack } from './support/privacy';
 import { changesAcked, expectBurstStoredWhole, runSetBurst } from './support/set-burst';
 import { DEV_ADMIN_TOKEN, startImporter } from './support/refsync';
 import { duplicates, readStream } from './support/stream';
 
 const cleanup = useCleanup();
 
-async function infrastructure() {
-  const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-  const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-  return { mongo, nats, mongoUri: `${mongo.uri}/faults` };
-}
-
 describe('when the database is killed in the middle of a burst of writes', () => {
   it('then every set privacy-api answered endret is stored whole after the restart, and every event is of a stored change', async () => {
-    const { mongo, nats, mongoUri } = await infrastructure();
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const app = cleanup.add(
-      await startPrivacyApi({ mongoUri, natsUrl: nats.url, issuerEnv: issuer.env }),
-      (a) => a.stop(),
-    );
-    const privacy = await privacyClient(app, issuer.issuer);
+    const infrastructure = await startInfrastructure(cleanup);
+    const { mongo, nats, mongoUri } = infrastructure;
+    const { app, privacy } = await startPrivacyStack(cleanup, infrastructure);
     const random = seededRandom('privacy-api, database crash');
 
     // 200 citizens, 4 sets each, 16 clients; the database dies after a random share of answers.
@@ -79,7 +69,7 @@ describe('when the database is killed in the middle of a burst of writes', () =>
   });
 
   it('then a refsync sync cut by the crash leaves readers on a whole version, and the next sync converges with one event per version', async () => {
-    const { mongo, nats, mongoUri } = await infrastructure();
+    const { mongo, nats, mongoUri } = await startInfrastructure(cleanup);
     const random = seededRandom('refsync, database crash');
     const dir = await mkdtemp(join(tmpdir(), 'nhp-faults-upstream-'));
     cleanup.add(dir, (d) => rm(d, { recursive: true, force: true }));

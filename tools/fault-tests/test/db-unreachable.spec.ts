@@ -12,9 +12,9 @@
  * the translation once answered EPVK-100500.
  */
 import { syntheticFnr } from '@nhp/privacy-testing';
-import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
-import { seededRandom, sleep, useCleanup, type Answer } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { waitFor } from '@nhp/shared-testing';
+import { seededRandom, sleep, startInfrastructure, useCleanup, type Answer } from './support/fault';
+import { startPrivacyStack } from './support/privacy';
 
 const cleanup = useCleanup();
 const STOPS = 6;
@@ -22,18 +22,9 @@ const CLIENTS = 16;
 
 describe('when the database stops under a burst of sets', () => {
   it('then every set that fails is answered EPVK-100503 and none EPVK-100500', async () => {
-    const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-    const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const app = cleanup.add(
-      await startPrivacyApi({
-        mongoUri: `${mongo.uri}/faults`,
-        natsUrl: nats.url,
-        issuerEnv: issuer.env,
-      }),
-      (a) => a.stop(),
-    );
-    const privacy = await privacyClient(app, issuer.issuer);
+    const infrastructure = await startInfrastructure(cleanup);
+    const { mongo } = infrastructure;
+    const { privacy } = await startPrivacyStack(cleanup, infrastructure);
     const random = seededRandom('privacy-api, database stops under sets');
 
     const failures = new Map<string, number>();

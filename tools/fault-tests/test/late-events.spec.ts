@@ -19,9 +19,8 @@
  */
 import { MongoClient } from 'mongodb';
 import { syntheticFnr } from '@nhp/privacy-testing';
-import { startMongoServerProcess, startNatsServer } from '@nhp/shared-testing';
-import { lastLines, seededRandom, sleep, useCleanup } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { lastLines, seededRandom, sleep, startInfrastructure, useCleanup } from './support/fault';
+import { startTwoPrivacyInstances } from './support/privacy';
 import { runSetBurst } from './support/set-burst';
 
 const cleanup = useCleanup();
@@ -29,15 +28,12 @@ const RELAYED_WITHIN_MS = 15_000;
 
 describe('when a privacy-api instance is killed with acknowledged changes not yet published', () => {
   it('then the other instance publishes every one of them within 15 s', async () => {
-    const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-    const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-    const mongoUri = `${mongo.uri}/faults`;
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const env = { mongoUri, natsUrl: nats.url, issuerEnv: issuer.env };
-    const doomed = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
-    const survivor = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
-    const viaDoomed = await privacyClient(doomed, issuer.issuer);
-    const viaSurvivor = await privacyClient(survivor, issuer.issuer, viaDoomed);
+    const infrastructure = await startInfrastructure(cleanup);
+    const { mongoUri, nats } = infrastructure;
+    const { doomed, survivor, viaDoomed, viaSurvivor } = await startTwoPrivacyInstances(
+      cleanup,
+      infrastructure,
+    );
     const client = cleanup.add(new MongoClient(mongoUri), (c) => c.close());
     const settings = client.db().collection('privacy_settings');
     const random = seededRandom('privacy-api, late events');

@@ -5,12 +5,7 @@
  * the app. Before the driver patch (patches/README.md) some cycles never recovered.
  */
 import { syntheticFnr } from '@nhp/privacy-testing';
-import {
-  startMongoServerProcess,
-  startNatsServer,
-  waitFor,
-  type AppProcess,
-} from '@nhp/shared-testing';
+import { waitFor, type AppProcess, type MongoServerProcess } from '@nhp/shared-testing';
 import {
   answers,
   call,
@@ -19,11 +14,13 @@ import {
   printCycles,
   restartCycles,
   seededRandom,
+  startInfrastructure,
   startLoad,
   unrecovered,
   useCleanup,
+  type Load,
 } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { startPrivacyStack } from './support/privacy';
 import {
   DEV_ADMIN_TOKEN,
   DEV_API_KEY,
@@ -38,32 +35,47 @@ const DEADLINE_MS = 5000;
 
 const cleanup = useCleanup();
 
-async function infrastructure() {
-  const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-  const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-  return { mongo, nats };
-}
+/**
+ * Stops the database (a clean stop and a crash in turn) and starts it again CYCLES times while
+ * `load` runs, then expects `app`, the same process throughout, to have served again (`serving`)
+ * within DEADLINE_MS of every start, and the load to have been served at all.
+ */
+async function expectServingAfterEveryRestart(options: {
+  label: string;
+  mongo: MongoServerProcess;
+  app: AppProcess;
+  load: Load;
+  serving: () => Promise<boolean>;
+  afterRecovery?: (cycle: number) => Promise<void>;
+}): Promise<void> {
+  const { label, mongo, app } = options;
+  const pid = app.child.pid;
+  const cycles = await restartCycles({
+    cycles: CYCLES,
+    signal: cleanup.signal,
+    random: seededRandom(label),
+    deadlineMs: DEADLINE_MS,
+    stop: (signal) => mongo.kill(signal),
+    start: () => mongo.restart(),
+    serving: options.serving,
+    afterRecovery: options.afterRecovery,
+  });
+  const stats = await options.load.stop();
+  printCycles(label, cycles, stats);
+  if (unrecovered(cycles, DEADLINE_MS).length > 0) process.stdout.write(lastLines(app) + '\n');
 
-function expectSameProcess(app: AppProcess, pid: number | undefined) {
+  expect(unrecovered(cycles, DEADLINE_MS)).toEqual([]);
+  expect(cycles).toHaveLength(CYCLES);
   expect(app.running).toBe(true);
   expect(app.child.pid).toBe(pid);
+  expect(stats.ok).toBeGreaterThan(0);
 }
 
 describe('when MongoDB is stopped and started again 20 times under load', () => {
   it('then privacy-api serves status checks and sets again within 5 s of every start', async () => {
-    const { mongo, nats } = await infrastructure();
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const app = cleanup.add(
-      await startPrivacyApi({
-        mongoUri: `${mongo.uri}/faults`,
-        natsUrl: nats.url,
-        issuerEnv: issuer.env,
-      }),
-      (a) => a.stop(),
-    );
-    const pid = app.child.pid;
-    const privacy = await privacyClient(app, issuer.issuer);
-    const random = seededRandom('privacy-api, MongoDB restarts');
+    const infrastructure = await startInfrastructure(cleanup);
+    const { mongo } = infrastructure;
+    const { app, privacy } = await startPrivacyStack(cleanup, infrastructure);
 
     // Eight clients, each with its own citizens: a set, then a status check, and so on (with four,
     // the unpatched driver got stuck in one run of three; with eight, in five of six).
@@ -76,13 +88,11 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
 
     const probeFnr = syntheticFnr(20_000);
     let aktiv = false;
-    const cycles = await restartCycles({
-      cycles: CYCLES,
-      signal: cleanup.signal,
-      random,
-      deadlineMs: DEADLINE_MS,
-      stop: (signal) => mongo.kill(signal),
-      start: () => mongo.restart(),
+    await expectServingAfterEveryRestart({
+      label: 'privacy-api, MongoDB restarts',
+      mongo,
+      app,
+      load,
       serving: async () => {
         aktiv = !aktiv;
         const set = await privacy.set(probeFnr, aktiv, 2000).catch(() => undefined);
@@ -92,17 +102,10 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
         return answers(`${app.url}/health`, 200);
       },
     });
-    const stats = await load.stop();
-    printCycles('privacy-api, MongoDB restarts', cycles, stats);
-
-    expect(unrecovered(cycles, DEADLINE_MS)).toEqual([]);
-    expect(cycles).toHaveLength(CYCLES);
-    expectSameProcess(app, pid);
-    expect(stats.ok).toBeGreaterThan(0);
   });
 
   it('then refsync-api serves lists read from the database again within 5 s of every start', async () => {
-    const { mongo, nats } = await infrastructure();
+    const { mongo, nats } = await startInfrastructure(cleanup);
     const mongoUri = `${mongo.uri}/faults`;
     // More than 31 versions: a sinceVersion this far back is computed from the database on every
     // request (never cached), so it is a read that needs MongoDB.
@@ -110,8 +113,6 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
     const api = cleanup.add(await startRefsyncApi({ mongoUri, natsUrl: nats.url }), (a) =>
       a.stop(),
     );
-    const pid = api.child.pid;
-    const random = seededRandom('refsync-api, MongoDB restarts');
     const headers = { 'X-API-KEY': DEV_API_KEY };
 
     const load = startLoad(4, async (client, n) => {
@@ -128,13 +129,11 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
     });
     cleanup.add(load, (l) => l.stop());
 
-    const cycles = await restartCycles({
-      cycles: CYCLES,
-      signal: cleanup.signal,
-      random,
-      deadlineMs: DEADLINE_MS,
-      stop: (signal) => mongo.kill(signal),
-      start: () => mongo.restart(),
+    await expectServingAfterEveryRestart({
+      label: 'refsync-api, MongoDB restarts',
+      mongo,
+      app: api,
+      load,
       // Both at once, as a load balancer polls readiness while clients read.
       serving: async () => {
         const [ready, list] = await Promise.all([
@@ -148,24 +147,15 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
         return ready && list?.status === 200 && list.body.currentVersion === version;
       },
     });
-    const stats = await load.stop();
-    printCycles('refsync-api, MongoDB restarts', cycles, stats);
-    if (unrecovered(cycles, DEADLINE_MS).length > 0) process.stdout.write(lastLines(api) + '\n');
-
-    expect(unrecovered(cycles, DEADLINE_MS)).toEqual([]);
-    expect(cycles).toHaveLength(CYCLES);
-    expectSameProcess(api, pid);
-    expect(stats.ok).toBeGreaterThan(0);
   });
 
   it('then refsync-importer is ready, reads its runs and syncs again within 5 s of every start', async () => {
-    const { mongo, nats } = await infrastructure();
+    const { mongo, nats } = await startInfrastructure(cleanup);
     const upstream = cleanup.add(await upstreamFiles('v1'), (u) => u.dispose());
     const importer = cleanup.add(
       await startImporter({ mongoUri: `${mongo.uri}/faults`, natsUrl: nats.url, upstream }),
       (i) => i.stop(),
     );
-    const pid = importer.child.pid;
     const auth = { Authorization: `Bearer ${DEV_ADMIN_TOKEN}` };
     // The worker syncs once at start (no version yet): 409 until that run has finished.
     const first = await waitFor('a first sync', async () => {
@@ -176,7 +166,6 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
       );
       return answer.status === 200 ? answer.body : undefined;
     });
-    const random = seededRandom('refsync-importer, MongoDB restarts');
 
     // One client syncing (the upstream does not change: each run reads, diffs and records
     // itself; a run cut by the outage answers 200 with outcome failed), two asking for readiness.
@@ -197,13 +186,11 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
     });
     cleanup.add(load, (l) => l.stop());
 
-    const cycles = await restartCycles({
-      cycles: CYCLES,
-      signal: cleanup.signal,
-      random,
-      deadlineMs: DEADLINE_MS,
-      stop: (signal) => mongo.kill(signal),
-      start: () => mongo.restart(),
+    await expectServingAfterEveryRestart({
+      label: 'refsync-importer, MongoDB restarts',
+      mongo,
+      app: importer,
+      load,
       serving: async () => {
         const ready = await call<{ checks?: Record<string, boolean> }>(
           `${importer.url}/readyz`,
@@ -219,12 +206,5 @@ describe('when MongoDB is stopped and started again 20 times under load', () => 
         await waitFor(`a sync to succeed after start ${cycle}`, () => syncsDone > before);
       },
     });
-    const stats = await load.stop();
-    printCycles('refsync-importer, MongoDB restarts', cycles, stats);
-
-    expect(unrecovered(cycles, DEADLINE_MS)).toEqual([]);
-    expect(cycles).toHaveLength(CYCLES);
-    expectSameProcess(importer, pid);
-    expect(stats.ok).toBeGreaterThan(0);
   });
 });

@@ -7,7 +7,7 @@
 import { PRIVACY_EVENTS_STREAM, settingChangedSubject } from '@nhp/privacy-contracts';
 import { syntheticFnr } from '@nhp/privacy-testing';
 import { REFSYNC_STREAM, syncCompletedEventId } from '@nhp/refsync-contracts';
-import { startMongoServerProcess, startNatsServer, waitFor } from '@nhp/shared-testing';
+import { waitFor } from '@nhp/shared-testing';
 import {
   answers,
   call,
@@ -16,11 +16,12 @@ import {
   printCycles,
   restartCycles,
   seededRandom,
+  startInfrastructure,
   startLoad,
   unrecovered,
   useCleanup,
 } from './support/fault';
-import { privacyClient, startPrivacyApi, trustedIssuer } from './support/privacy';
+import { startPrivacyStack } from './support/privacy';
 import {
   DEV_ADMIN_TOKEN,
   DEV_API_KEY,
@@ -36,12 +37,6 @@ const BACK_WITHIN_MS = 20_000;
 
 const cleanup = useCleanup();
 
-async function infrastructure() {
-  const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
-  const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
-  return { mongo, nats, mongoUri: `${mongo.uri}/faults` };
-}
-
 interface SettingChanged {
   id: string;
   data: { innbyggerFnr: string; definisjonGuid: string; sekvensnummer: number; aktiv: boolean };
@@ -49,13 +44,9 @@ interface SettingChanged {
 
 describe('when NATS is stopped and started again 20 times under load', () => {
   it('then privacy-api keeps serving and stays healthy, and each change made meanwhile is published exactly once', async () => {
-    const { nats, mongoUri } = await infrastructure();
-    const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
-    const app = cleanup.add(
-      await startPrivacyApi({ mongoUri, natsUrl: nats.url, issuerEnv: issuer.env }),
-      (a) => a.stop(),
-    );
-    const privacy = await privacyClient(app, issuer.issuer);
+    const infrastructure = await startInfrastructure(cleanup);
+    const { nats } = infrastructure;
+    const { app, privacy } = await startPrivacyStack(cleanup, infrastructure);
     const random = seededRandom('privacy-api, NATS restarts');
 
     // Four clients with five citizens each, setting (flipping aktiv) and checking in turn; a fifth
@@ -152,7 +143,7 @@ describe('when NATS is stopped and started again 20 times under load', () => {
   });
 
   it('then refsync keeps serving and stays ready, and each sync committed meanwhile is published once and makes every refsync-api serve its version', async () => {
-    const { nats, mongoUri } = await infrastructure();
+    const { nats, mongoUri } = await startInfrastructure(cleanup);
     const upstream = cleanup.add(await upstreamFiles('v1'), (u) => u.dispose());
     const importer = cleanup.add(
       await startImporter({ mongoUri, natsUrl: nats.url, upstream }),

@@ -11,9 +11,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createTestIssuer } from '@nhp/privacy-testing';
+import { trustedIssuer, type TrustedIssuer } from '@nhp/privacy-testing';
 import { startAppProcess, startTestInfra, type TestInfra } from '@nhp/shared-testing';
-import { writeFile } from 'node:fs/promises';
 import { buildContext } from '../src/build-context';
 import { replayDockerfile, type ReplayedStage } from '../src/dockerfile-replay';
 import { compareWithTested } from '../src/installed-packages';
@@ -26,6 +25,7 @@ jest.setTimeout(15 * 60_000);
 
 let work: string;
 let infra: TestInfra;
+let issuer: TrustedIssuer | undefined;
 const images = new Map<App, ReplayedStage>();
 
 beforeAll(async () => {
@@ -58,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await infra?.stop();
+  await issuer?.dispose();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -152,14 +153,8 @@ function portVariable(app: App): string {
 async function productionEnv(app: App, appDir: string): Promise<Record<string, string>> {
   switch (app) {
     case 'privacy-api': {
-      const issuer = await createTestIssuer();
-      const jwks = join(work, 'jwks.json');
-      await writeFile(jwks, JSON.stringify(issuer.jwks));
-      return {
-        PRIVACY_API_HOST: '127.0.0.1',
-        PRIVACY_AUTH_ISSUER: issuer.issuer,
-        PRIVACY_AUTH_JWKS_FILE: jwks,
-      };
+      issuer ??= await trustedIssuer();
+      return { PRIVACY_API_HOST: '127.0.0.1', ...issuer.env };
     }
     case 'refsync-api':
       return {

@@ -10,7 +10,8 @@ import {
   type NumericRange,
   type StoredRecord,
 } from './indexes';
-import { isPlainObject, newObjectId, toView, toViewDoc, type Doc } from './values';
+import { topKey } from './raw';
+import { isPlainObject, newObjectId, toView, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 
@@ -92,10 +93,21 @@ export class Collection {
   }
 
   insert(doc: Doc, wire?: Uint8Array): StoredRecord {
-    const { doc: prepared, raw } = this.prepareSized(doc, wire);
-    const record = new Stored(toViewDoc(prepared), ownBytes(raw), this.seq++);
+    const { raw } = this.prepareSized(doc, wire);
+    return this.add(new Stored(ownBytes(raw), this.seq++));
+  }
+
+  /**
+   * Stores a document given only as its BSON bytes, as it was stored before (snapshot load and
+   * journal replay): nothing is decoded unless an index needs more than its top-level scalars.
+   */
+  load(raw: Uint8Array): StoredRecord {
+    return this.add(new Stored(ownBytes(raw), this.seq++));
+  }
+
+  private add(record: StoredRecord): StoredRecord {
     const indexes = [...this.indexes.values()];
-    const keys = indexes.map((index) => index.checkUnique(record.view));
+    const keys = indexes.map((index) => index.checkUnique(record));
     indexes.forEach((index, i) => index.add(record, keys[i]));
     this.records.add(record);
     this.log?.inserted(this, record);
@@ -111,7 +123,6 @@ export class Collection {
   replace(
     record: StoredRecord,
     doc: Doc,
-    knownView?: Doc,
     touched?: ReadonlySet<string>,
     knownRaw?: Uint8Array,
   ): void {
@@ -124,15 +135,18 @@ export class Collection {
       );
     }
     checkFieldNames(doc);
-    const view = knownView ?? toViewDoc(doc);
+    this.replaceBytes(record, raw, touched);
+  }
+
+  /** Replaces a record's bytes (journal replay: an update's stored bytes, already checked). */
+  replaceBytes(record: StoredRecord, raw: Uint8Array, touched?: ReadonlySet<string>): void {
+    const next = new Stored(ownBytes(raw));
     const affected = touched
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
       : [...this.indexes.values()];
-    const keys = affected.map((index) => index.checkUnique(view, record));
-    const oldView = record.view;
-    for (const index of affected) index.remove(record, oldView);
-    record.view = view;
-    record.raw = ownBytes(raw);
+    const keys = affected.map((index) => index.checkUnique(next, record));
+    for (const index of affected) index.remove(record);
+    record.raw = next.raw;
     affected.forEach((index, i) => index.add(record, keys[i]));
     this.log?.replaced(this, record);
   }
@@ -146,6 +160,14 @@ export class Collection {
   /** The record whose `_id` equals `id` (a stored value), if any. */
   byId(id: unknown): StoredRecord | undefined {
     for (const r of this.idIndex.lookup([toView(id)])) return r;
+    return undefined;
+  }
+
+  /** The record with the same `_id` as the document `raw` (journal replay); undefined if none. */
+  byIdOf(raw: Uint8Array): StoredRecord | undefined {
+    const key = topKey(raw, '_id');
+    if (key === undefined) return this.byId(new Stored(raw).doc['_id']);
+    for (const r of this.idIndex.lookupKey([key])) return r;
     return undefined;
   }
 
@@ -247,10 +269,7 @@ export class Collection {
       );
     }
     const index = new Index(spec, this.ns);
-    for (const record of this.records) {
-      index.checkUnique(record.view);
-      index.add(record);
-    }
+    for (const record of this.records) index.add(record, index.checkUnique(record));
     this.indexes.set(spec.name, index);
     this.log?.indexCreated(this, spec);
     return true;

@@ -23,51 +23,75 @@ function options(
 
 export type Matcher = (doc: Doc) => boolean;
 
+/**
+ * How the fast paths below read one top-level field of an item: its view value when it is a
+ * scalar (undefined when missing), or any object that is not a Date for a value they leave to
+ * mingo. On a view that is the field itself; on a stored record, raw.ts `topValue` reads it from
+ * the bytes, so that a filter or sort decided by its fast path decodes no document.
+ */
+export type FieldOf<T> = (item: T, field: string) => unknown;
+
+const ownField: FieldOf<Doc> = (doc, field) =>
+  Object.prototype.hasOwnProperty.call(doc, field) ? doc[field] : undefined;
+
 export function compileFilter(filter: Doc, variables?: Doc): Matcher {
+  return compileFilterOn(filter, variables, ownField, (doc) => doc);
+}
+
+/**
+ * A filter on items that are not views (stored records): the fast paths read fields with
+ * `fieldOf`, and mingo, when it has to decide, gets the item's view from `viewOf`.
+ */
+export function compileFilterOn<T>(
+  filter: Doc,
+  variables: Doc | undefined,
+  fieldOf: FieldOf<T>,
+  viewOf: (item: T) => Doc,
+): (item: T) => boolean {
   if (Object.keys(filter).length === 0) return () => true;
   const simple = simpleEqualities(filter);
   if (simple) {
     // Plain scalar values are decided here; arrays (and anything unusual) still go to mingo, whose
     // Query is only built when a document needs it (it cannot fail to parse such a filter).
     let q: Query | undefined;
-    const slow = (doc: Doc): boolean => {
+    const slow = (item: T): boolean => {
       try {
-        return (q ??= new Query(filter, options({ variables }))).test(doc);
+        return (q ??= new Query(filter, options({ variables }))).test(viewOf(item));
       } catch (err) {
         throw fromQueryEngineError(err, 'query');
       }
     };
-    return (doc) => {
+    return (item) => {
       let undecided = false;
       for (const [field, value] of simple) {
-        const v = doc[field];
+        const v = fieldOf(item, field);
         if (typeof v === typeof value) {
           if (v !== value) return false;
         } else if (v === undefined || v === null || typeof v !== 'object') return false;
         else undecided = true;
       }
-      return undecided ? slow(doc) : true;
+      return undecided ? slow(item) : true;
     };
   }
   try {
     const q = new Query(filter, options({ variables }));
-    const test = (doc: Doc): boolean => {
+    const test = (item: T): boolean => {
       try {
-        return q.test(doc);
+        return q.test(viewOf(item));
       } catch (err) {
         throw fromQueryEngineError(err, 'query');
       }
     };
-    const fast = compileScalarFilter(filter);
+    const fast = compileScalarFilter(filter, fieldOf);
     if (!fast) return test;
-    return (doc) => fast(doc) ?? test(doc);
+    return (item) => fast(item) ?? test(item);
   } catch (err) {
     throw fromQueryEngineError(err, 'query');
   }
 }
 
 /** A filter decided on one document: true/false, or undefined when mingo must decide. */
-export type TriMatcher = (doc: Doc) => boolean | undefined;
+export type TriMatcher<T = Doc> = (doc: T) => boolean | undefined;
 
 const COMPARISONS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
 
@@ -81,15 +105,18 @@ const COMPARISONS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
  * type leaves the document undecided (undefined), and mingo decides it. Undefined for any other
  * filter (it is compiled by mingo alone). `test/planner.spec.ts` compares it with mingo.
  */
-export function compileScalarFilter(filter: Doc): TriMatcher | undefined {
-  const parts: TriMatcher[] = [];
+export function compileScalarFilter<T = Doc>(
+  filter: Doc,
+  fieldOf: FieldOf<T> = ownField as unknown as FieldOf<T>,
+): TriMatcher<T> | undefined {
+  const parts: TriMatcher<T>[] = [];
   for (const [key, cond] of Object.entries(filter)) {
     if (key === '$and' || key === '$or') {
       if (!Array.isArray(cond) || cond.length === 0) return undefined;
-      const subs: TriMatcher[] = [];
+      const subs: TriMatcher<T>[] = [];
       for (const c of cond) {
         if (!isPlainDoc(c)) return undefined;
-        const m = compileScalarFilter(c);
+        const m = compileScalarFilter(c, fieldOf);
         if (!m) return undefined;
         subs.push(m);
       }
@@ -103,12 +130,12 @@ export function compileScalarFilter(filter: Doc): TriMatcher | undefined {
       for (const [op, operand] of ops) {
         if (!COMPARISONS.has(op) || !scalarOperand(operand)) return undefined;
         if (operand === null && op !== '$eq' && op !== '$ne') return undefined;
-        parts.push(fieldTest(key, op, operand));
+        parts.push(fieldTest(key, op, operand, fieldOf));
       }
       continue;
     }
     if (!scalarOperand(cond)) return undefined;
-    parts.push(fieldTest(key, '$eq', cond));
+    parts.push(fieldTest(key, '$eq', cond, fieldOf));
   }
   return allOf(parts);
 }
@@ -126,8 +153,8 @@ function scalarOperand(v: unknown): boolean {
   );
 }
 
-function allOf(parts: TriMatcher[]): TriMatcher {
-  if (parts.length === 1) return parts[0] as TriMatcher;
+function allOf<T>(parts: TriMatcher<T>[]): TriMatcher<T> {
+  if (parts.length === 1) return parts[0] as TriMatcher<T>;
   return (doc) => {
     let undecided = false;
     for (const p of parts) {
@@ -139,7 +166,7 @@ function allOf(parts: TriMatcher[]): TriMatcher {
   };
 }
 
-function anyOf(parts: TriMatcher[]): TriMatcher {
+function anyOf<T>(parts: TriMatcher<T>[]): TriMatcher<T> {
   return (doc) => {
     let undecided = false;
     for (const p of parts) {
@@ -163,12 +190,20 @@ function compareScalar(v: unknown, operand: unknown): number | null {
   return null;
 }
 
-function fieldTest(field: string, op: string, operand: unknown): TriMatcher {
+function fieldTest<T>(
+  field: string,
+  op: string,
+  operand: unknown,
+  fieldOf: FieldOf<T>,
+): TriMatcher<T> {
   const test = (v: unknown): boolean | undefined => {
     // Values this matcher does not decide: arrays (any element may match), documents, NaN and
-    // BSON types other than those above.
-    if (v !== null && v !== undefined && typeof v === 'object' && !(v instanceof Date))
+    // BSON types other than those above, except that any of them but an array is not null
+    // (refsync's `prev: {$ne: null}` on a document).
+    if (v !== null && v !== undefined && typeof v === 'object' && !(v instanceof Date)) {
+      if (operand === null && !Array.isArray(v)) return op !== '$eq';
       return undefined;
+    }
     if (typeof v === 'number' && Number.isNaN(v)) return undefined;
     if (operand === null) {
       const isNull = v === null || v === undefined;
@@ -190,7 +225,7 @@ function fieldTest(field: string, op: string, operand: unknown): TriMatcher {
         return c !== null && c <= 0;
     }
   };
-  return (doc) => test(Object.prototype.hasOwnProperty.call(doc, field) ? doc[field] : undefined);
+  return (doc) => test(fieldOf(doc, field));
 }
 
 /**
@@ -217,18 +252,19 @@ export interface FindSpec {
 }
 
 /**
- * Filters, sorts, skips and limits items by their view documents; returns the same items (no
- * copies), ties in input order.
+ * Filters, sorts, skips and limits items; returns the same items (no copies), ties in input order.
+ * Sorts on top-level scalars read fields with `fieldOf`; mingo's sort gets views from `viewOf`.
  */
 export function select<T>(
   items: T[],
-  viewOf: (item: T) => Doc,
-  match: Matcher,
+  match: (item: T) => boolean,
   spec: FindSpec,
+  viewOf: (item: T) => Doc,
+  fieldOf: FieldOf<T>,
 ): T[] {
-  let out = items.filter((item) => match(viewOf(item)));
+  let out = items.filter(match);
   if (spec.sort && Object.keys(spec.sort).length) {
-    out = fastSort(out, viewOf, spec.sort) ?? mingoSort(out, viewOf, spec.sort);
+    out = fastSort(out, fieldOf, spec.sort) ?? mingoSort(out, viewOf, spec.sort);
   }
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
@@ -257,16 +293,16 @@ function mingoSort<T>(items: T[], viewOf: (item: T) => Doc, sort: Doc): T[] {
  * order of the simple collation), ties in input order. Undefined when a field or value is anything
  * else (dotted paths, arrays, documents, other BSON types); mingo sorts those.
  */
-function fastSort<T>(docs: T[], viewOf: (item: T) => Doc, sort: Doc): T[] | undefined {
+function fastSort<T>(docs: T[], fieldOf: FieldOf<T>, sort: Doc): T[] | undefined {
   const fields = Object.keys(sort);
   if (fields.some((f) => f.includes('.') || f.startsWith('$'))) return undefined;
   const dirs = fields.map((f) => (sort[f] === -1 ? -1 : 1));
   const keys = new Array<unknown[]>(docs.length);
   for (let i = 0; i < docs.length; i++) {
-    const doc = viewOf(docs[i] as T);
+    const doc = docs[i] as T;
     const row = new Array<unknown>(fields.length);
     for (let j = 0; j < fields.length; j++) {
-      const v = doc[fields[j] as string];
+      const v = fieldOf(doc, fields[j] as string);
       if (sortRank(v) === 0) return undefined;
       row[j] = v;
     }

@@ -1,17 +1,22 @@
-// Secondary structures over a collection's records: every index (including _id_) is a Map from the
-// canonical key of its fields to the records holding that key. Unique indexes reject a second record
-// with the same key; all indexes serve equality lookups so that find by _id or a unique key does not
-// scan the collection.
+// Secondary structures over a collection's records: every index (including _id_) is one tree of
+// Maps, field by field, from the canonical key of a field's value (values.ts keyOf) to the next
+// field's Map, and at the last field to the records holding that key. The same tree serves point
+// lookups (walk every field), prefix scans (walk the prefix, collect below) and numeric range scans
+// (the keys of numbers are `n<number>`). Unique indexes reject a second record with the same key;
+// all indexes serve equality lookups so that find by _id or a unique key does not scan the
+// collection. Keys of top-level scalar fields are read from the stored bytes (raw.ts topKey).
 import { compileFilter, type Matcher } from './engine';
 import { MongoServerError } from './errors';
 import { deserialize } from 'bson';
-import { formatValue, keyOf, toView, valuesAtPath, type Doc } from './values';
+import { keyAtPath } from './raw';
+import { formatValue, keyOf, toView, toViewDoc, valuesAtPath, type Doc } from './values';
 import { DESERIALIZE } from './wire';
 
 export interface StoredRecord {
   /** The document with its exact BSON types (a `Stored` record decodes it from `raw` on each read). */
   readonly doc: Doc;
-  view: Doc;
+  /** Its view (values.ts; a `Stored` record decodes it from `raw` on each read). */
+  readonly view: Doc;
   /** Insertion sequence (natural order); results gathered from several index keys follow it. */
   seq?: number;
   /** BSON size of `doc`, when known (an upper bound for what a plain projection returns). */
@@ -20,23 +25,32 @@ export interface StoredRecord {
   raw?: Uint8Array;
 }
 
+/** What index keys are computed from: a document's bytes, and its view when the bytes do not do. */
+export interface KeySource {
+  readonly raw?: Uint8Array;
+  readonly view: Doc;
+}
+
 /**
- * A stored document as a collection keeps it: its BSON bytes (the stored form, exact types: what
- * reads send and the journal writes) and its view (what mingo, filters and indexes read). The typed
- * document is decoded from the bytes whenever a caller asks for it (an update, a projection mingo
- * makes, an aggregation result): kept decoded beside the bytes and the view, with a wrapper object
- * per number, it took more memory than both together (README "Memory"). The bytes are always a
- * buffer of their own (`ownBytes`), never a view into a larger one that they would keep alive.
+ * A stored document as a collection keeps it: its BSON bytes only (the stored form, exact types:
+ * what reads send and the journal writes). Index keys and the scalar fast paths of filters and
+ * sorts read single fields from the bytes (raw.ts); the typed document and the view (what mingo
+ * reads) are decoded from the bytes whenever a caller asks for them. Kept decoded, the view alone
+ * took twice the bytes' size, and the typed document more (README "Memory"). The bytes are always
+ * a buffer of their own (`ownBytes`), never a view into a larger one that they would keep alive.
  */
 export class Stored implements StoredRecord {
   constructor(
-    public view: Doc,
     public raw: Uint8Array,
     public seq?: number,
   ) {}
 
   get doc(): Doc {
     return deserialize(this.raw, DESERIALIZE) as Doc;
+  }
+
+  get view(): Doc {
+    return toViewDoc(deserialize(this.raw, DESERIALIZE) as Doc);
   }
 
   get size(): number {
@@ -59,16 +73,11 @@ export function ownBytes(bytes: Uint8Array): Uint8Array {
   return own;
 }
 
-/** One level of an index's key tree: the values of one field, each leading to the next field. */
-interface TreeNode {
-  children: Map<string, TreeChild>;
-}
-
-interface TreeChild {
-  value: unknown;
-  node?: TreeNode;
-  records?: Holders;
-}
+/**
+ * One level of an index's tree: the keys of one field's values, each leading to the next field's
+ * level, or at the last field to the records holding that key.
+ */
+type Level = Map<string, Level | Holders>;
 
 /**
  * The records holding one key: the record itself while there is one (most keys of most indexes:
@@ -116,32 +125,27 @@ export interface IndexSpec {
   expireAfterSeconds?: number;
 }
 
-export interface KeyEntry {
-  key: string;
-  values: unknown[];
-  /** keyOf of each value, field by field (the tree's keys). */
-  parts: string[];
-}
+/** One key a record contributes: keyOf of its value on each of the index's fields, in order. */
+export type KeyParts = string[];
 
 export class Index {
   readonly fields: string[];
   /** The top-level field each key field lies in. */
   private readonly topFields: string[];
-  readonly entries = new Map<string, Holders>();
-  /** The same keys as a tree, field by field, for prefix and range scans. */
-  private readonly tree: TreeNode = { children: new Map() };
+  /** The keys, field by field (see the top of this file). */
+  private readonly root: Level = new Map();
   /** Whether some record ever contributed several keys (arrays); never reset, so conservative. */
   private multikey = false;
   private readonly partial?: Matcher;
-  /** Whether every key field is a top-level field (keysOf's fast path). */
-  private readonly plainFields: boolean;
+  /** Each key field's path, split at its dots (keys read from the bytes). */
+  private readonly paths: string[][];
 
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
-    this.plainFields = this.fields.every((f) => !f.includes('.') && f !== '__proto__');
+    this.paths = this.fields.map((f) => f.split('.'));
     this.topFields = this.fields.map((f) => f.split('.')[0] as string);
     if (spec.partialFilterExpression)
       this.partial = compileFilter(toView(spec.partialFilterExpression) as Doc);
@@ -176,24 +180,29 @@ export class Index {
   }
 
   /** The keys a record contributes, or none when a sparse or partial index leaves it out. */
-  keysOf(view: Doc): KeyEntry[] {
-    if (this.partial && !this.partial(view)) return [];
-    if (this.plainFields && !this.spec.sparse) {
-      // Top-level fields holding no array (the common case): exactly one key.
-      const values = new Array<unknown>(this.fields.length);
+  keysOf(source: KeySource): KeyParts[] {
+    if (!this.partial && source.raw) {
+      // Fields holding no array (the common case): one key, read from the bytes.
       const parts = new Array<string>(this.fields.length);
       let plain = true;
-      for (let i = 0; i < this.fields.length; i++) {
-        const v = view[this.fields[i] as string];
-        if (Array.isArray(v)) {
+      let missing = 0;
+      for (let i = 0; i < this.paths.length; i++) {
+        const k = keyAtPath(source.raw, this.paths[i] as string[]);
+        if (k === undefined) {
           plain = false;
           break;
         }
-        values[i] = v === undefined ? null : v;
-        parts[i] = keyOf(values[i]);
+        if (k === null) missing++;
+        parts[i] = k ?? 'z';
       }
-      if (plain) return [{ key: parts.join('\u0000'), values, parts }];
+      if (plain) return this.spec.sparse && missing === parts.length ? [] : [parts];
     }
+    return this.viewKeys(source.view).map((k) => k.parts);
+  }
+
+  /** The keys of a view, with the values they are made of (for E11000's message). */
+  private viewKeys(view: Doc): { parts: KeyParts; values: unknown[] }[] {
+    if (this.partial && !this.partial(view)) return [];
     const perField = this.fields.map((f) => valuesAtPath(view, f));
     if (this.spec.sparse && perField.every((vals) => vals.every((v) => v === undefined))) return [];
     const multi = perField.filter((vals) => vals.length > 1);
@@ -203,33 +212,40 @@ export class Index {
         `cannot index parallel arrays [${this.fields.filter((_f, i) => (perField[i] as unknown[]).length > 1).join('] [')}]`,
       );
     }
-    const out = new Map<string, KeyEntry>();
-    const combos: unknown[][] = [[]];
+    const out = new Map<string, { parts: KeyParts; values: unknown[] }>();
+    let combos: unknown[][] = [[]];
     for (const vals of perField) {
       const next: unknown[][] = [];
       for (const c of combos) for (const v of vals) next.push([...c, v === undefined ? null : v]);
-      combos.splice(0, combos.length, ...next);
+      combos = next;
     }
     for (const values of combos) {
       const parts = values.map(keyOf);
       const key = parts.join('\u0000');
-      if (!out.has(key)) out.set(key, { key, values, parts });
+      if (!out.has(key)) out.set(key, { parts, values });
     }
     return [...out.values()];
   }
 
   /**
-   * Throws if `view` cannot be indexed: E11000 when it would duplicate a key another record holds, or
-   * CannotIndexParallelArrays. Called for every index before a write changes anything.
+   * Throws if `source` cannot be indexed: E11000 when it would duplicate a key another record
+   * holds, or CannotIndexParallelArrays. Called for every index before a write changes anything.
    */
-  checkUnique(view: Doc, self?: StoredRecord, keys = this.keysOf(view)): KeyEntry[] {
+  checkUnique(source: KeySource, self?: StoredRecord, keys = this.keysOf(source)): KeyParts[] {
     if (!this.unique) return keys;
-    for (const { key, values } of keys) {
-      for (const r of holders(this.entries.get(key))) {
-        if (r !== self) throw this.duplicateError(values);
+    for (const parts of keys) {
+      for (const r of holders(this.holdersAt(parts))) {
+        if (r !== self) throw this.duplicateError(this.valuesOf(source.view, parts));
       }
     }
     return keys;
+  }
+
+  /** The values a key of `view` is made of. */
+  private valuesOf(view: Doc, parts: KeyParts): unknown[] {
+    const key = parts.join('\u0000');
+    const found = this.viewKeys(view).find((k) => k.parts.join('\u0000') === key);
+    return found ? found.values : parts.map(() => null);
   }
 
   duplicateError(values: unknown[]): MongoServerError {
@@ -243,29 +259,37 @@ export class Index {
     );
   }
 
-  /** Indexes a record; `keys` when checkUnique already computed them for its current view. */
-  add(record: StoredRecord, keys = this.keysOf(record.view)): void {
+  private holdersAt(parts: KeyParts): Holders | undefined {
+    let level: Level = this.root;
+    const last = parts.length - 1;
+    for (let i = 0; i < last; i++) {
+      const next = level.get(parts[i] as string);
+      if (next === undefined) return undefined;
+      level = next as Level;
+    }
+    return level.get(parts[last] as string) as Holders | undefined;
+  }
+
+  /** Indexes a record; `keys` when checkUnique already computed them for its current bytes. */
+  add(record: StoredRecord, keys = this.keysOf(record)): void {
     if (keys.length > 1) this.multikey = true;
-    for (const { key, values, parts } of keys) {
-      this.entries.set(key, withHolder(this.entries.get(key), record));
-      let node = this.tree;
-      for (let i = 0; i < values.length; i++) {
+    const last = this.fields.length - 1;
+    for (const parts of keys) {
+      let level: Level = this.root;
+      for (let i = 0; i < last; i++) {
         const k = parts[i] as string;
-        let child = node.children.get(k);
-        if (!child) node.children.set(k, (child = { value: values[i] }));
-        if (i === values.length - 1) child.records = withHolder(child.records, record);
-        else node = child.node ??= { children: new Map() };
+        let next = level.get(k) as Level | undefined;
+        if (next === undefined) level.set(k, (next = new Map()));
+        level = next;
       }
+      const k = parts[last] as string;
+      level.set(k, withHolder(level.get(k) as Holders | undefined, record));
     }
   }
 
-  remove(record: StoredRecord, view = record.view): void {
-    for (const { key, values } of this.keysOf(view)) {
-      const left = withoutHolder(this.entries.get(key), record);
-      if (left === undefined) this.entries.delete(key);
-      else this.entries.set(key, left);
-      removeFromTree(this.tree, values, 0, record);
-    }
+  /** Unindexes a record; `keys`: the keys it was added with (by default, of its current bytes). */
+  remove(record: StoredRecord, keys = this.keysOf(record)): void {
+    for (const parts of keys) removeFromLevel(this.root, parts, 0, record);
   }
 
   /**
@@ -279,62 +303,63 @@ export class Index {
     if (range && this.multikey && range.lo !== undefined && range.hi !== undefined) {
       bounds = { lo: range.lo, loInclusive: range.loInclusive };
     }
-    const leaves: Holders[] = [];
-    const collect = (child: TreeChild): void => {
-      if (child.records) leaves.push(child.records);
-      if (child.node) for (const c of child.node.children.values()) collect(c);
+    const seen = new Set<StoredRecord>();
+    const collect = (node: Level | Holders): void => {
+      if (node instanceof Map) for (const child of node.values()) collect(child);
+      else if (node instanceof Set) for (const r of node) seen.add(r);
+      else seen.add(node);
     };
     for (const prefix of prefixes) {
-      let node: TreeNode | undefined = this.tree;
-      let last: TreeChild | undefined;
+      let node: Level | Holders | undefined = this.root;
       for (const v of prefix) {
-        last = node?.children.get(keyOf(v));
-        node = last?.node;
-        if (!last) break;
+        node = (node as Level).get(keyOf(v));
+        if (node === undefined) break;
       }
-      if (prefix.length > 0 && !last) continue;
+      if (node === undefined) continue;
       if (!bounds) {
-        if (last) collect(last);
+        collect(node);
         continue;
       }
-      if (!node) continue;
-      for (const child of node.children.values()) {
-        if (inRange(child.value, bounds)) collect(child);
-      }
+      if (!(node instanceof Map)) continue;
+      for (const [k, child] of node) if (inRange(k, bounds)) collect(child);
     }
-    const seen = new Set<StoredRecord>();
-    for (const leaf of leaves) {
-      if (leaf instanceof Set) for (const r of leaf) seen.add(r);
-      else seen.add(leaf);
-    }
-    // Natural order, as a collection scan would give (cheap: leaves are mostly in that order).
+    // Natural order, as a collection scan would give (cheap: keys are mostly in that order).
     return [...seen].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   }
 
   lookup(values: unknown[]): Iterable<StoredRecord> {
-    return holders(this.entries.get(values.map(keyOf).join('\u0000')));
+    return holders(this.holdersAt(values.map(keyOf)));
+  }
+
+  /** The records holding a key given as its parts (keyOf of each field's value). */
+  lookupKey(parts: KeyParts): Iterable<StoredRecord> {
+    return holders(this.holdersAt(parts));
   }
 }
 
-function removeFromTree(node: TreeNode, values: unknown[], i: number, record: StoredRecord): void {
-  const k = keyOf(values[i]);
-  const child = node.children.get(k);
-  if (!child) return;
-  if (i === values.length - 1) child.records = withoutHolder(child.records, record);
-  else if (child.node) {
-    removeFromTree(child.node, values, i + 1, record);
-    if (child.node.children.size === 0) child.node = undefined;
+function removeFromLevel(level: Level, parts: KeyParts, i: number, record: StoredRecord): void {
+  const k = parts[i] as string;
+  const child = level.get(k);
+  if (child === undefined) return;
+  if (i === parts.length - 1) {
+    const left = withoutHolder(child as Holders, record);
+    if (left === undefined) level.delete(k);
+    else if (left !== child) level.set(k, left);
+    return;
   }
-  if (!child.records && !child.node) node.children.delete(k);
+  removeFromLevel(child as Level, parts, i + 1, record);
+  if ((child as Level).size === 0) level.delete(k);
 }
 
 /**
- * Whether an index key value lies within numeric bounds. Type bracketing: only numbers are in a
- * numeric range (MongoDB's $gt/$lt with a number operand match numbers only). NaN is kept as a
- * candidate either way; the filter decides.
+ * Whether an index key (keyOf of a value) lies within numeric bounds. Type bracketing: only numbers
+ * (keys `n<number>`, which parse back to the number exactly) are in a numeric range (MongoDB's
+ * $gt/$lt with a number operand match numbers only). NaN is kept as a candidate either way; the
+ * filter decides.
  */
-function inRange(v: unknown, r: NumericRange): boolean {
-  if (typeof v !== 'number') return false;
+function inRange(key: string, r: NumericRange): boolean {
+  if (key.charCodeAt(0) !== 0x6e) return false;
+  const v = Number(key.slice(1));
   if (Number.isNaN(v)) return true;
   if (r.lo !== undefined && (r.loInclusive ? v < r.lo : v <= r.lo)) return false;
   if (r.hi !== undefined && (r.hiInclusive ? v > r.hi : v >= r.hi)) return false;

@@ -153,11 +153,9 @@ function apply(store: Store, payload: Buffer): void {
     if (!c) throw new Error(`${meta['op']} on ${db}.${name}, which does not exist`);
     return c;
   };
-  const doc = (): { doc: Doc; raw: Uint8Array } => {
-    // A view of the chunk read from the file; the collection copies it (snapshot.ts says why).
-    const raw = payload.subarray(metaSize);
-    return { doc: deserialize(raw, DESERIALIZE) as Doc, raw };
-  };
+  // A view of the chunk read from the file; the collection copies it (snapshot.ts says why).
+  // Not decoded: the collection reads index keys and `_id` from the bytes.
+  const raw = (): Uint8Array => payload.subarray(metaSize);
   switch (meta['op']) {
     case 'create':
       if (store.collection(db, name)) throw new Error(`create of ${db}.${name}, which exists`);
@@ -176,16 +174,15 @@ function apply(store: Store, payload: Buffer): void {
       coll().dropIndex(String(meta['name']));
       return;
     case 'insert': {
-      const d = doc();
-      coll().insert(d.doc, d.raw);
+      coll().load(raw());
       return;
     }
     case 'update': {
-      const d = doc();
+      const bytes = raw();
       const c = coll();
-      const record = c.byId(d.doc['_id']);
+      const record = c.byIdOf(bytes);
       if (!record) throw new Error(`update of a document missing from ${db}.${name}`);
-      c.replace(record, d.doc, undefined, undefined, d.raw);
+      c.replaceBytes(record, bytes);
       return;
     }
     case 'delete': {

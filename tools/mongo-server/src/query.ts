@@ -4,10 +4,10 @@
 import type { Collection, StoredRecord } from './collection';
 import { emptySource, type DocSource } from './cursors';
 import { Stored } from './indexes';
-import { compileFilter, project, select } from './engine';
+import { compileFilterOn, project, select, type FieldOf } from './engine';
 import { MongoServerError } from './errors';
 import { compileFastProjection, FALLBACK } from './projection';
-import { compileRawProjection, RawBson } from './raw';
+import { compileRawProjection, RawBson, topValue } from './raw';
 import { followKeyOrder, isPlainObject, retype, toView, type Doc } from './values';
 
 export interface ReadSpec {
@@ -48,15 +48,31 @@ export function findRecords(
   spec: ReadSpec = {},
 ): StoredRecord[] {
   const filterView = toView(filter) as Doc;
-  const match = compileFilter(filterView, spec.variables);
+  const match = compileRecordFilter(filterView, spec.variables);
   if (!coll) return [];
   const candidates = coll.candidates(filterView);
   const list = Array.isArray(candidates) ? candidates : [...candidates];
   if (spec.natural === -1) list.reverse();
-  return select(list, viewOf, match, spec);
+  return select(list, match, spec, viewOf, fieldOf);
 }
 
+/** Decodes the record's view (mingo's input): only where a fast path cannot decide. */
 const viewOf = (r: StoredRecord): Doc => r.view;
+
+/** A top-level field of a record, read from its bytes (raw.ts) without decoding the document. */
+const fieldOf: FieldOf<StoredRecord> = (r, field) => {
+  if (r.raw) return topValue(r.raw, field);
+  const view = r.view;
+  return Object.prototype.hasOwnProperty.call(view, field) ? view[field] : undefined;
+};
+
+/** A filter on stored records: fast paths read fields from the bytes, mingo gets the view. */
+export function compileRecordFilter(
+  filterView: Doc,
+  variables?: Doc,
+): (record: StoredRecord) => boolean {
+  return compileFilterOn(filterView, variables, fieldOf, viewOf);
+}
 
 /** Applies a find projection and gives the result back its BSON types and stored field order. */
 export function projectRecords(
@@ -77,8 +93,9 @@ export function compileProjection(projection: Doc | undefined, variables?: Doc):
     return Object.assign((r: StoredRecord) => r.doc, { subset: true });
   const view = toView(projection) as Doc;
   const slow = (r: StoredRecord): Doc => {
-    const [p] = project([r.view], view, variables);
-    return followKeyOrder(retype(p, r.doc), r.doc) as Doc;
+    const doc = r.doc;
+    const [p] = project([toView(doc) as Doc], view, variables);
+    return followKeyOrder(retype(p, doc), doc) as Doc;
   };
   const fast = compileFastProjection(view);
   if (!fast) {
@@ -109,7 +126,7 @@ export function findSource(
   projection: Doc | undefined,
 ): DocSource {
   const filterView = toView(filter) as Doc;
-  const match = compileFilter(filterView, spec.variables);
+  const match = compileRecordFilter(filterView, spec.variables);
   const projector = compileProjection(projection, spec.variables);
   if (!coll) return emptySource;
   // Plain top-level projections are made on the stored bytes (raw.ts); documents without a
@@ -136,7 +153,7 @@ export function findSource(
     };
     return sorted;
   }
-  // Snapshot: the (immutable) document, view and size each candidate has now.
+  // Snapshot: the (immutable) bytes each candidate has now.
   const snapshot: StoredRecord[] = [];
   for (const r of coll.candidates(filterView)) snapshot.push(snapshotOf(r));
   if (spec.natural === -1) snapshot.reverse();
@@ -146,7 +163,7 @@ export function findSource(
   const source: DocSource = () => {
     while (left > 0 && i < snapshot.length) {
       const r = snapshot[i++] as StoredRecord;
-      if (!match(r.view)) continue;
+      if (!match(r)) continue;
       if (skip > 0) {
         skip--;
         continue;
@@ -160,9 +177,9 @@ export function findSource(
 }
 
 /**
- * A record as it is now (a collection replaces a record's view and bytes on update, never changes
- * them in place): what a cursor keeps, without decoding the document.
+ * A record as it is now (a collection replaces a record's bytes on update, never changes them in
+ * place): what a cursor keeps, without decoding the document.
  */
 function snapshotOf(r: StoredRecord): StoredRecord {
-  return r.raw ? new Stored(r.view, r.raw) : { doc: r.doc, view: r.view, size: r.size };
+  return r.raw ? new Stored(r.raw) : { doc: r.doc, view: r.view, size: r.size };
 }

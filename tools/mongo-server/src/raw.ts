@@ -7,8 +7,8 @@
 // (`{_id: 0, a: 1, b: 1}`, `{data: 0}`) are applied to the bytes by copying whole elements. Written
 // by hand because the `bson` package has no API to embed already-encoded documents or to copy
 // elements; what it does here is only framing (element headers and lengths), never value encoding.
-import { serialize } from 'bson';
-import { isPlainObject, type Doc } from './values';
+import { Decimal128, serialize } from 'bson';
+import { isPlainObject, toNumber, type Doc } from './values';
 
 /** A document that is already BSON (a stored document's bytes, or a projection made on them). */
 export class RawBson {
@@ -107,7 +107,7 @@ function projectBytes(
 }
 
 /** Where a BSON element whose value starts at `v` ends (BSON spec, element types 0x01-0x13, min/max key). */
-function elementEnd(buf: Buffer, type: number, v: number): number {
+export function elementEnd(buf: Buffer, type: number, v: number): number {
   switch (type) {
     case 0x01: // double
     case 0x09: // UTC datetime
@@ -240,4 +240,181 @@ export function encodeDocument(reply: Doc, headroom = 0): Buffer {
   }
   out[w] = 0;
   return out;
+}
+
+// Reading single top-level fields of a stored document from its bytes, without decoding the
+// document: what index keys, the scalar fast paths of filters (engine.ts) and fastSort need.
+// Hand-written: `bson`'s only lazy reader, `onDemand.parseToElements`, is marked experimental
+// ("not intended for production use") and allocates a tuple per element; this finds one element
+// by name and reads one value, allocating nothing but the value itself.
+
+/**
+ * What `topValue` gives for a field whose value is not one of the scalars it reads (an embedded
+ * document, ObjectId, binary, regex, ...): an object that is not a Date, so the fast paths that
+ * read it treat it as such a value of a view (mostly undecided: the caller decodes the document).
+ */
+export const OTHER: unknown = Object.freeze({ notDecodedHere: true });
+
+/** What `topValue` gives for an array (not read): an (empty, frozen) array, as arrays are told. */
+export const ARRAY: unknown = Object.freeze([]);
+
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/**
+ * The offset of the value of the last top-level element named `field` (deserialize keeps the last
+ * of repeated names too), or -1 when there is none; its type byte is at the offset given by
+ * `foundType`. Names are compared as UTF-8 bytes.
+ */
+let foundType = 0;
+function findTop(buf: Buffer, field: string, start = 0): number {
+  let name: Buffer | undefined;
+  const n = field.length;
+  for (let i = 0; i < n; i++) {
+    if (field.charCodeAt(i) >= 0x80) {
+      name = Buffer.from(field, 'utf8');
+      break;
+    }
+  }
+  const len = name ? name.length : n;
+  const end = start + buf.readInt32LE(start) - 1;
+  let at = start + 4;
+  let found = -1;
+  while (at < end) {
+    const type = buf[at] as number;
+    const nameStart = at + 1;
+    let p = nameStart;
+    while (buf[p] !== 0) p++;
+    if (p - nameStart === len) {
+      let same = true;
+      for (let i = 0; i < len; i++) {
+        const c = name ? name[i] : field.charCodeAt(i);
+        if (buf[nameStart + i] !== c) {
+          same = false;
+          break;
+        }
+      }
+      if (same) {
+        found = p + 1;
+        foundType = type;
+      }
+    }
+    at = elementEnd(buf, type, p + 1);
+  }
+  return found;
+}
+
+/** Whether the bytes hold a top-level element named `field`. */
+export function hasTop(bytes: Uint8Array, field: string): boolean {
+  return findTop(asBuffer(bytes), field) >= 0;
+}
+
+/**
+ * The view value (values.ts) of a top-level field, read from a document's bytes: undefined when
+ * missing, a JS number for int32/int64/double/decimal128, a string, boolean, Date or null; OTHER for any
+ * other value (and for `__proto__`, which a view does not hold as an own field), ARRAY for an
+ * array.
+ */
+export function topValue(bytes: Uint8Array, field: string): unknown {
+  if (field === '__proto__') return OTHER;
+  const buf = asBuffer(bytes);
+  const v = findTop(buf, field);
+  if (v < 0) return undefined;
+  switch (foundType) {
+    case 0x01:
+      return buf.readDoubleLE(v);
+    case 0x02:
+      return buf.toString('utf8', v + 4, v + 3 + buf.readInt32LE(v));
+    case 0x08:
+      return buf[v] !== 0;
+    case 0x09:
+      return new Date(Number(buf.readBigInt64LE(v)));
+    case 0x0a:
+      return null;
+    case 0x06: // undefined (deprecated): decoded as undefined
+      return undefined;
+    case 0x10:
+      return buf.readInt32LE(v);
+    case 0x12:
+      return Number(buf.readBigInt64LE(v));
+    case 0x13:
+      return decimalAt(buf, v);
+    case 0x04:
+      return ARRAY;
+    default:
+      return OTHER;
+  }
+}
+
+/** A Decimal128's view number, as values.ts toNumber gives it. */
+const decimalAt = (buf: Buffer, v: number): number =>
+  toNumber(new Decimal128(buf.subarray(v, v + 16))) as number;
+
+/**
+ * `keyOf` (values.ts) of a top-level field's view value, read from the bytes; undefined for values
+ * it does not read (arrays, documents, regexes, timestamps, ...), which the caller then keys from
+ * the decoded document. `test/planner.spec.ts` checks it against keyOf for every BSON type.
+ */
+export function topKey(bytes: Uint8Array, field: string): string | undefined {
+  const key = keyAtPath(bytes, [field]);
+  return key === null ? 'z' : key;
+}
+
+/**
+ * `keyOf` of the value at a path (field names, from the top level down through embedded
+ * documents) read from the bytes, as an index key; null when the path leads nowhere (a missing
+ * field, or a part that is not a document: valuesAtPath's missing); undefined when it meets an
+ * array (multikey: the caller decodes) or a value not read here.
+ */
+export function keyAtPath(bytes: Uint8Array, path: readonly string[]): string | null | undefined {
+  const buf = asBuffer(bytes);
+  let doc = 0;
+  const last = path.length - 1;
+  for (let i = 0; i < last; i++) {
+    const part = path[i] as string;
+    if (part === '__proto__') return undefined;
+    const v = findTop(buf, part, doc);
+    if (v < 0) return null;
+    if (foundType === 0x04) return undefined;
+    if (foundType !== 0x03) return null;
+    doc = v;
+  }
+  const field = path[last] as string;
+  if (field === '__proto__') return undefined;
+  const v = findTop(buf, field, doc);
+  if (v < 0) return null;
+  switch (foundType) {
+    case 0x01: {
+      const d = buf.readDoubleLE(v);
+      return Object.is(d, -0) ? 'n0' : `n${d}`;
+    }
+    case 0x02:
+      return `s${buf.toString('utf8', v + 4, v + 3 + buf.readInt32LE(v))}`;
+    case 0x05: {
+      const sub = buf[v + 4] as number;
+      // Subtype 2 (old binary) holds a length of its own inside; leave it to the decoder.
+      if (sub === 2) return undefined;
+      return `x${sub}:${buf.toString('base64', v + 5, v + 5 + buf.readInt32LE(v))}`;
+    }
+    case 0x07:
+      return `i${buf.toString('hex', v, v + 12)}`;
+    case 0x08:
+      return buf[v] !== 0 ? 'b1' : 'b0';
+    case 0x09:
+      return `t${new Date(Number(buf.readBigInt64LE(v))).getTime()}`;
+    case 0x0a:
+      return 'z';
+    case 0x06: // undefined (deprecated): decoded as undefined, which an index takes as missing
+      return null;
+    case 0x10:
+      return `n${buf.readInt32LE(v)}`;
+    case 0x12:
+      return `n${Number(buf.readBigInt64LE(v))}`;
+    case 0x13: {
+      const d = decimalAt(buf, v);
+      return Object.is(d, -0) ? 'n0' : `n${d}`;
+    }
+    default:
+      return undefined;
+  }
 }

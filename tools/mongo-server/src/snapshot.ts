@@ -66,8 +66,9 @@ export async function loadSnapshot(
       if (remaining > 0 && coll) {
         // `frame` is a view of the chunk read from the file; the collection copies the bytes into
         // a buffer of their own (README "Memory": kept as a view, it held the whole 8 MiB chunk
-        // until every document read from it was replaced).
-        coll.insert(deserialize(frame, DESERIALIZE) as Doc, frame);
+        // until every document read from it was replaced). Nothing is decoded: index keys are
+        // read from the bytes.
+        coll.load(frame);
         remaining--;
         documents++;
         return;

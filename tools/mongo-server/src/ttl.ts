@@ -2,6 +2,7 @@
 // array) is older than expireAfterSeconds. Documents without a date in the field never expire.
 import type { Logger } from 'pino';
 import type { Store } from './store';
+import { ARRAY, OTHER, topValue } from './raw';
 import { valuesAtPath } from './values';
 
 export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number {
@@ -13,9 +14,10 @@ export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number
         if (secs === undefined) continue;
         const field = index.fields[0] as string;
         for (const record of [...coll.records]) {
-          const dates = valuesAtPath(record.view, field).filter(
-            (v): v is Date => v instanceof Date,
-          );
+          // A top-level date (the usual TTL field) is read from the bytes; anything else decodes.
+          const top = field.includes('.') || !record.raw ? OTHER : topValue(record.raw, field);
+          const values = top === OTHER || top === ARRAY ? valuesAtPath(record.view, field) : [top];
+          const dates = values.filter((v): v is Date => v instanceof Date);
           if (dates.length === 0) continue;
           const earliest = Math.min(...dates.map((d) => d.getTime()));
           if (earliest + secs * 1000 <= now) {

@@ -322,10 +322,11 @@ export function updatedDocument(
 ): Doc {
   // Read once: a stored record decodes its document from its bytes on each read.
   const oldDoc = old.doc;
+  const oldView = old.view;
   const id = oldDoc['_id'];
   if (update.kind === 'replacement') {
     const replacement = update.doc;
-    if ('_id' in replacement && keyOf(toView(replacement['_id'])) !== keyOf(old.view['_id'])) {
+    if ('_id' in replacement && keyOf(toView(replacement['_id'])) !== keyOf(oldView['_id'])) {
       throw new MongoServerError(
         'ImmutableField',
         `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(toView(replacement['_id']))}`,
@@ -334,13 +335,13 @@ export function updatedDocument(
     const { _id: _ignored, ...rest } = replacement;
     return { _id: id, ...rest };
   }
-  const work = cloneDeep(old.view) as Doc;
+  const work = cloneDeep(oldView) as Doc;
   let next: Doc;
   if (update.kind === 'pipeline') {
     // A new root without `_id` keeps the document's `_id` (MongoDB: "Updates with Aggregation
     // Pipeline"); one with a different `_id` is refused below as any update changing it.
     next = runUpdatePipeline(work, toView(update.stages) as Doc[], ctx.variables);
-    if (!('_id' in next)) next = { _id: old.view['_id'], ...next };
+    if (!('_id' in next)) next = { _id: oldView['_id'], ...next };
     else if (Object.keys(next)[0] !== '_id') {
       const { _id, ...rest } = next;
       next = { _id, ...rest };
@@ -353,14 +354,14 @@ export function updatedDocument(
         `The dollar ($) prefixed field '${dollar}' in '${dollar}' is not valid for storage.`,
       );
     }
-    const ops = withoutUnchangedId(update.ops, old.view);
-    validateTargets(old.view, ops);
+    const ops = withoutUnchangedId(update.ops, oldView);
+    validateTargets(oldView, ops);
     const modifier = engineModifier(ops, new Date());
     if (Object.keys(modifier).length === 0) return oldDoc;
     next = applyUpdate(work, modifier, ctx.filterView, ctx.arrayFilters, ctx.variables);
   }
   const typed = retype(next, oldDoc) as Doc;
-  if (keyOf(toView(typed['_id'])) !== keyOf(old.view['_id'])) {
+  if (keyOf(toView(typed['_id'])) !== keyOf(oldView['_id'])) {
     throw new MongoServerError(
       'ImmutableField',
       "Performing an update on the path '_id' would modify the immutable field '_id'",
@@ -474,7 +475,6 @@ export const isLong = (v: unknown): v is Long =>
 /** What the `$set`/`$unset` fast path makes of a document. */
 export interface FastUpdateResult {
   doc: Doc;
-  view: Doc;
   /** Whether any field changed (BSON type included); false for a no-op update. */
   modified: boolean;
   /** The top-level fields the update names (indexes on other fields keep their keys). */
@@ -491,7 +491,7 @@ export interface FastUpdateResult {
  * both operators, so that the general path keeps deciding those cases.
  */
 export function fastSetUnset(
-  old: { doc: Doc; view: Doc },
+  old: { doc: Doc },
   update: ParsedUpdate,
 ): FastUpdateResult | undefined {
   if (update.kind !== 'operators' || update.dollarSet || update.dollarSetOnInsert) return undefined;
@@ -513,28 +513,24 @@ export function fastSetUnset(
   }
   if (touched.size === 0) return undefined;
   const doc: Doc = { ...old.doc };
-  const view: Doc = { ...old.view };
   let modified = false;
   if (set) {
     for (const k in set) {
       const v = set[k];
-      const v2 = storableView(v);
-      if (v2 === NOT_PLAIN) return undefined;
+      if (storableView(v) === NOT_PLAIN) return undefined;
       if (!modified && !(Object.prototype.hasOwnProperty.call(doc, k) && sameTyped(doc[k], v)))
         modified = true;
       doc[k] = v;
-      view[k] = v2;
     }
   }
   if (unset) {
     for (const k in unset) {
       if (!Object.prototype.hasOwnProperty.call(doc, k)) continue;
       delete doc[k];
-      delete view[k];
       modified = true;
     }
   }
-  return { doc, view, modified, touched };
+  return { doc, modified, touched };
 }
 
 function plainFieldName(k: string): boolean {

@@ -7,7 +7,21 @@
 // - "Multikey Index Bounds": https://www.mongodb.com/docs/manual/core/multikey-index-bounds/
 // - "Project Fields to Return from Query":
 //   https://www.mongodb.com/docs/manual/tutorial/project-fields-from-query-results/
-import { Decimal128, Double, Int32, Long, ObjectId } from 'bson';
+import {
+  Binary,
+  BSONRegExp,
+  Code,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  serialize,
+  Timestamp,
+  UUID,
+} from 'bson';
 import type { Document, Filter } from 'mongodb';
 
 /** Test documents with any `_id` type. */
@@ -15,7 +29,16 @@ type AnyIdDoc = Document & { _id: number | string };
 import { Query } from 'mingo';
 import { compileScalarFilter, project } from '../src/engine';
 import { compileFastProjection, FALLBACK } from '../src/projection';
-import { followKeyOrder, retype, toView, toViewDoc, type Doc } from '../src/values';
+import { ARRAY, keyAtPath, OTHER, topKey, topValue } from '../src/raw';
+import {
+  followKeyOrder,
+  keyOf,
+  retype,
+  toView,
+  toViewDoc,
+  valuesAtPath,
+  type Doc,
+} from '../src/values';
 import { cursorId, startWithDriver, stopHarness, type DriverHarness } from './helpers';
 
 const byId = (a: Document, b: Document): number => String(a['_id']).localeCompare(String(b['_id']));
@@ -421,5 +444,95 @@ describe('query planner and fast paths', () => {
     expect(await ids({ a: 5 })).toEqual([5, 6, 7, 11]);
     expect(await ids({ a: true })).toEqual([9]);
     expect(await ids({ a: false })).toEqual([]);
+  });
+
+  it('when a top-level field is read from the stored bytes, then it gives the view value and index key the decoded document gives', () => {
+    const values: unknown[] = [
+      1,
+      -0,
+      new Int32(-7),
+      new Double(2.5),
+      new Double(Number.NaN),
+      new Double(Number.POSITIVE_INFINITY),
+      Long.fromString('9007199254740993'),
+      Long.fromNumber(-42),
+      Decimal128.fromString('1.5'),
+      'plain',
+      'üñí €',
+      '',
+      true,
+      false,
+      null,
+      new Date(1_700_000_000_123),
+      new Date(-5),
+      new ObjectId(),
+      new Binary(Buffer.from([1, 2, 3]), 0),
+      new Binary(Buffer.from([4, 5]), 2),
+      new UUID(),
+      new Timestamp({ t: 5, i: 1 }),
+      new BSONRegExp('a.c', 'i'),
+      new Code('x'),
+      undefined,
+      new MinKey(),
+      new MaxKey(),
+      [1, 2],
+      [],
+      { a: 1 },
+    ];
+    for (const value of values) {
+      for (const field of ['f', 'ünï']) {
+        const doc = { _id: 1, before: 'x', [field]: value, after: 2 };
+        const bytes = serialize(doc);
+        const view = toViewDoc(doc);
+        const read = topValue(bytes, field);
+        if (read === OTHER || read === ARRAY) {
+          // Left to the decoder: arrays, and values that are not scalars of the fast paths.
+          const v = view[field];
+          const kind = Array.isArray(v)
+            ? ARRAY
+            : v !== null && typeof v === 'object' && !(v instanceof Date)
+              ? OTHER
+              : 'scalar';
+          expect({ value, kind }).toEqual({ value, kind: read });
+        } else expect({ value, read }).toEqual({ value, read: view[field] });
+        const key = topKey(bytes, field);
+        if (key !== undefined) expect({ value, key }).toEqual({ value, key: keyOf(view[field]) });
+        // The same value in an embedded document, as an index on a dotted path reads it.
+        const nested = { _id: 2, t: { x: 0, [field]: value }, u: 5 };
+        const nestedKey = keyAtPath(serialize(nested), ['t', field]);
+        const atPath = valuesAtPath(toViewDoc(nested), `t.${field}`);
+        if (nestedKey === null) expect({ value, atPath }).toEqual({ value, atPath: [undefined] });
+        else if (nestedKey !== undefined)
+          expect({ value, nestedKey }).toEqual({ value, nestedKey: keyOf(atPath[0]) });
+        else
+          expect({
+            value,
+            multi: atPath.length !== 1 || typeof atPath[0] !== 'number',
+          }).toBeTruthy();
+      }
+    }
+    // Paths that lead nowhere are missing; arrays on the way are left to the decoder.
+    const paths = serialize({ _id: 1, s: 'x', n: null, d: { e: { f: 1 } }, arr: [{ f: 1 }] });
+    expect(
+      [
+        ['s', 'f'],
+        ['n', 'f'],
+        ['d', 'e', 'f'],
+        ['d', 'g'],
+        ['arr', 'f'],
+      ].map((p) => keyAtPath(paths, p)),
+    ).toEqual([null, null, 'n1', null, undefined]);
+    const bytes = serialize({ _id: 1, a: 1 });
+    expect([topValue(bytes, 'missing'), topKey(bytes, 'missing')]).toEqual([
+      undefined,
+      keyOf(null),
+    ]);
+    // A repeated name: the last one, as decoding keeps.
+    const repeated = Buffer.concat([
+      serialize({ a: 1 }).subarray(0, -1),
+      serialize({ a: 'second' }).subarray(4),
+    ]);
+    repeated.writeInt32LE(repeated.length, 0);
+    expect([topValue(repeated, 'a'), topKey(repeated, 'a')]).toEqual(['second', 'ssecond']);
   });
 });

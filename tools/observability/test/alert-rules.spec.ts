@@ -11,12 +11,10 @@
  * matched with regular expressions.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parser } from '@prometheus-io/lezer-promql';
-import { createTestIssuer } from '@nhp/privacy-testing';
+import { trustedIssuer, type TrustedIssuer } from '@nhp/privacy-testing';
 import {
   scrapeMetrics,
   startAppProcess,
@@ -257,14 +255,11 @@ describe('alert rules against the apps’ real /metrics', () => {
   const infra = useTestInfra();
   const processes: AppProcess[] = [];
   const scrapes = new Map<AppName, Scrape>();
-  let jwksDir: string | undefined;
+  let issuer: TrustedIssuer | undefined;
 
   beforeAll(async () => {
     const { mongoUri, natsUrl } = infra.get();
-    const issuer = await createTestIssuer();
-    jwksDir = await mkdtemp(join(tmpdir(), 'nhp-observability-jwks-'));
-    const jwksFile = join(jwksDir, 'jwks.json');
-    await writeFile(jwksFile, JSON.stringify(issuer.jwks));
+    issuer = await trustedIssuer();
     const shared = { MONGO_URL: mongoUri, NATS_URL: natsUrl };
     const sample = (file: string) =>
       pathToFileURL(resolve(ROOT, 'tools/refsync-sample-data/data/v1', file)).href;
@@ -276,8 +271,7 @@ describe('alert rules against the apps’ real /metrics', () => {
         env: {
           ...shared,
           PRIVACY_API_HOST: '127.0.0.1',
-          PRIVACY_AUTH_ISSUER: issuer.issuer,
-          PRIVACY_AUTH_JWKS_FILE: jwksFile,
+          ...issuer.env,
         },
         startTimeoutMs: 120_000,
       }),
@@ -323,7 +317,7 @@ describe('alert rules against the apps’ real /metrics', () => {
 
   afterAll(async () => {
     await Promise.all(processes.map((app) => app.stop()));
-    if (jwksDir) await rm(jwksDir, { recursive: true, force: true });
+    await issuer?.dispose();
   }, 60_000);
 
   it('when a rule names a metric or a label no app exports, then the check names it', () => {

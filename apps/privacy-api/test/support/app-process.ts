@@ -3,10 +3,7 @@
  * test issuer whose keys it trusts through PRIVACY_AUTH_JWKS_FILE.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
+import { resolve } from 'node:path';
 import { freePort } from '@nhp/shared-testing';
 
 const root = resolve(__dirname, '../../../..');
@@ -91,22 +88,4 @@ export async function runApp(
   };
 }
 
-export interface TrustedIssuer {
-  issuer: TestIssuer;
-  /** PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_FILE for the app's environment. */
-  env: Record<string, string>;
-  dispose(): Promise<void>;
-}
-
-/** A test issuer and the environment that makes the app trust it (its JWKS in a temp file). */
-export async function trustedIssuer(): Promise<TrustedIssuer> {
-  const issuer = await createTestIssuer();
-  const dir = await mkdtemp(join(tmpdir(), 'privacy-jwks-'));
-  const file = join(dir, 'jwks.json');
-  await writeFile(file, JSON.stringify(issuer.jwks));
-  return {
-    issuer,
-    env: { PRIVACY_AUTH_ISSUER: issuer.issuer, PRIVACY_AUTH_JWKS_FILE: file },
-    dispose: () => rm(dir, { recursive: true, force: true }),
-  };
-}
+export { trustedIssuer, type TrustedIssuer } from '@nhp/privacy-testing';

@@ -13,6 +13,7 @@ import {
   accessTokenHash,
   createTestIssuer,
   type DpopKey,
+  type DpopProofOptions,
   type TestIssuer,
 } from '@nhp/privacy-testing';
 import { captureLogs, testApp, type LogCapture } from './helpers';
@@ -53,6 +54,10 @@ describe('authenticate with DPoP', () => {
     clockMs = Date.now();
   });
 
+  /** A proof of GET /whoami with the test's key for `token`; `claims` changes any of that. */
+  const proofFor = (token: string, claims: Partial<DpopProofOptions> = {}) =>
+    issuer.dpopProof({ key, method: 'GET', url: `${base}/whoami`, accessToken: token, ...claims });
+
   const boundToken = (k: DpopKey = key) =>
     issuer.mint({ dpopKey: k, scopes: ['read'], clientId: 'dpop-client', iat: nowSec() });
 
@@ -76,13 +81,7 @@ describe('authenticate with DPoP', () => {
 
   it('when a bound token comes as DPoP with a fresh proof, then the caller is known', async () => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      iat: nowSec(),
-    });
+    const proof = await proofFor(token, { iat: nowSec() });
     const res = await call(token, proof);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ clientId: 'dpop-client', scheme: 'DPoP', read: true });
@@ -97,12 +96,7 @@ describe('authenticate with DPoP', () => {
 
   it('when the method differs from htm, then 401', async () => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'POST',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { method: 'POST' });
     expectProofRefused(await call(token, proof), /htm/);
   });
 
@@ -142,25 +136,13 @@ describe('authenticate with DPoP', () => {
     ['too far ahead', 61],
   ])('when iat is %s, then 401', async (_name, offset) => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      iat: nowSec() + offset,
-    });
+    const proof = await proofFor(token, { iat: nowSec() + offset });
     expectProofRefused(await call(token, proof), /iat/);
   });
 
   it('when a proof is replayed within its window, then the second use is refused', async () => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      iat: nowSec(),
-    });
+    const proof = await proofFor(token, { iat: nowSec() });
     expect((await call(token, proof)).status).toBe(200);
     clockMs += 30_000;
     expectProofRefused(await call(token, proof), /used before/);
@@ -169,89 +151,49 @@ describe('authenticate with DPoP', () => {
   it('when a refused proof is sent again after a fix elsewhere, then its jti was not burnt', async () => {
     const token = await boundToken();
     const jti = 'reusable-after-refusal';
-    const wrong = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      jti,
-      extra: { htm: 'DELETE' },
-    });
+    const wrong = await proofFor(token, { jti, extra: { htm: 'DELETE' } });
     expectProofRefused(await call(token, wrong), /htm/);
-    const right = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      jti,
-    });
+    const right = await proofFor(token, { jti });
     expect((await call(token, right)).status).toBe(200);
   });
 
   it('when the proof is signed by another key than cnf.jkt names, then 401', async () => {
     const token = await boundToken();
     const other = await issuer.newDpopKey();
-    const proof = await issuer.dpopProof({
-      key: other,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { key: other });
     expectProofRefused(await call(token, proof), /bound to/);
   });
 
   it('when the proof header carries one key but is signed by another, then 401', async () => {
     const token = await boundToken();
     const other = await issuer.newDpopKey();
-    const proof = await issuer.dpopProof({
-      key: { ...key, privateKey: other.privateKey },
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { key: { ...key, privateKey: other.privateKey } });
     expectProofRefused(await call(token, proof), /signature/);
   });
 
   it('when the proof typ is not dpop+jwt, then 401', async () => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-      typ: 'JWT',
-    });
+    const proof = await proofFor(token, { typ: 'JWT' });
     expectProofRefused(await call(token, proof), /malformed/);
   });
 
   it('when the proof is an RS256 proof by an RSA key the token is bound to, then it is accepted', async () => {
     const rsa = await issuer.newDpopKey('RS256');
     const token = await boundToken(rsa);
-    const proof = await issuer.dpopProof({
-      key: rsa,
-      method: 'POST',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { key: rsa, method: 'POST' });
     expect((await call(token, proof, { method: 'POST' })).status).toBe(200);
   });
 
   it('when the proof is a PS256 proof by an RSA key the token is bound to, then it is accepted', async () => {
     const rsa = await issuer.newDpopKey('PS256');
     const token = await boundToken(rsa);
-    const proof = await issuer.dpopProof({
-      key: rsa,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { key: rsa });
     expect((await call(token, proof)).status).toBe(200);
   });
 
   it('when the same key signs many proofs, then each is still checked against its own signature and claims', async () => {
     const token = await boundToken();
-    const proof = () =>
-      issuer.dpopProof({ key, method: 'GET', url: `${base}/whoami`, accessToken: token });
+    const proof = () => proofFor(token);
     expect((await call(token, await proof())).status).toBe(200);
     expect((await call(token, await proof())).status).toBe(200);
     const [h, p, sig] = (await proof()).split('.') as [string, string, string];
@@ -418,23 +360,13 @@ describe('authenticate with DPoP', () => {
       jkt: await calculateJwkThumbprint(offCurve, 'sha256'),
     };
     const token = await boundToken(own);
-    const proof = await issuer.dpopProof({
-      key: own,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token, { key: own });
     expectProofRefused(await call(token, proof), /malformed/);
   });
 
   it('when the proof alg is not on the allow-list or the proof is not a compact JWS, then 401', async () => {
     const token = await boundToken();
-    const good = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const good = await proofFor(token);
     const [, p, sig] = good.split('.') as [string, string, string];
     const header = (h: Record<string, unknown>) =>
       Buffer.from(JSON.stringify({ typ: 'dpop+jwt', jwk: key.publicJwk, ...h })).toString(
@@ -464,23 +396,13 @@ describe('authenticate with DPoP', () => {
   it('when the DPoP header is missing or doubled, then 401', async () => {
     const token = await boundToken();
     expectProofRefused(await call(token, undefined), /DPoP proof header/);
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token);
     expectProofRefused(await call(token, `${proof}, ${proof}`), /DPoP proof header/);
   });
 
   it('when a DPoP-bound token is sent as Bearer, then 401 even with a valid proof', async () => {
     const token = await boundToken();
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token);
     const res = await call(token, proof, { scheme: 'Bearer' });
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/DPoP-bound/);
@@ -489,12 +411,7 @@ describe('authenticate with DPoP', () => {
 
   it('when an unbound token is sent as DPoP with a proof, then 401', async () => {
     const token = await issuer.mint({ scopes: ['read'], iat: nowSec() });
-    const proof = await issuer.dpopProof({
-      key,
-      method: 'GET',
-      url: `${base}/whoami`,
-      accessToken: token,
-    });
+    const proof = await proofFor(token);
     const res = await call(token, proof);
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/cnf\.jkt/);

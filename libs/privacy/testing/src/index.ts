@@ -15,3 +15,4 @@ export {
   type TestScopeKind,
 } from './test-issuer';
 export { fnrBornOn, syntheticFnr } from './fnr';
+export { trustedIssuer, type TrustedIssuer } from './trusted-issuer';

@@ -4,6 +4,12 @@
  * HTTP calls that never hang, steady load from concurrent clients, and restart cycles.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  startMongoServerProcess,
+  startNatsServer,
+  type MongoServerProcess,
+  type NatsServerProcess,
+} from '@nhp/shared-testing';
 
 export { sleep };
 
@@ -44,6 +50,24 @@ export function useCleanup(): Cleanup {
       return controller.signal;
     },
   };
+}
+
+export interface Infrastructure {
+  mongo: MongoServerProcess;
+  nats: NatsServerProcess;
+  /** The database the apps under test use. */
+  mongoUri: string;
+}
+
+/**
+ * The infrastructure every fault test starts: the project's MongoDB-wire server in its own process
+ * (with a data file, so it can be stopped and started again) and a nats-server, both removed by
+ * `cleanup` after the test.
+ */
+export async function startInfrastructure(cleanup: Cleanup): Promise<Infrastructure> {
+  const mongo = cleanup.add(await startMongoServerProcess(), (m) => m.dispose());
+  const nats = cleanup.add(await startNatsServer(), (n) => n.dispose());
+  return { mongo, nats, mongoUri: `${mongo.uri}/faults` };
 }
 
 /** mulberry32: small, seeded, good enough to pick pauses. */

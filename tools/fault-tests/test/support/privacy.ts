@@ -4,37 +4,23 @@
  * makes (set and status check).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestIssuer, type TestIssuer } from '@nhp/privacy-testing';
+import { trustedIssuer, type TestIssuer } from '@nhp/privacy-testing';
 import { startAppProcess, type AppProcess } from '@nhp/shared-testing';
-import { LOG_LEVEL } from './fault';
-import { call, expectStatus, type Answer } from './fault';
+import {
+  call,
+  expectStatus,
+  LOG_LEVEL,
+  type Answer,
+  type Cleanup,
+  type Infrastructure,
+} from './fault';
 
 export const SET_PATH = '/personverninnstillinger/settinnbyggerspersonverninnstilling/v2';
 export const STATUS_PATH = '/personverninnstillinger/sjekkinnbyggerspistatus/v2';
 /** Template samtykke without a time limit. */
 const SAMTYKKE_TEMPLATE = '7c1e0d3a-5b2f-4e8a-9c61-0a1b2c3d4e01';
 
-export interface TrustedIssuer {
-  issuer: TestIssuer;
-  /** PRIVACY_AUTH_ISSUER / PRIVACY_AUTH_JWKS_FILE. */
-  env: Record<string, string>;
-  dispose(): Promise<void>;
-}
-
-export async function trustedIssuer(): Promise<TrustedIssuer> {
-  const issuer = await createTestIssuer();
-  const dir = await mkdtemp(join(tmpdir(), 'nhp-faults-jwks-'));
-  const file = join(dir, 'jwks.json');
-  await writeFile(file, JSON.stringify(issuer.jwks));
-  return {
-    issuer,
-    env: { PRIVACY_AUTH_ISSUER: issuer.issuer, PRIVACY_AUTH_JWKS_FILE: file },
-    dispose: () => rm(dir, { recursive: true, force: true }),
-  };
-}
+export { trustedIssuer };
 
 export function startPrivacyApi(env: {
   mongoUri: string;
@@ -53,6 +39,38 @@ export function startPrivacyApi(env: {
       ...env.issuerEnv,
     },
   });
+}
+
+/** One privacy-api on the infrastructure, trusting a test issuer, with a client of its own definition. */
+export async function startPrivacyStack(cleanup: Cleanup, infrastructure: Infrastructure) {
+  const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
+  const app = cleanup.add(
+    await startPrivacyApi({
+      mongoUri: infrastructure.mongoUri,
+      natsUrl: infrastructure.nats.url,
+      issuerEnv: issuer.env,
+    }),
+    (a) => a.stop(),
+  );
+  return { issuer, app, privacy: await privacyClient(app, issuer.issuer) };
+}
+
+/**
+ * Two privacy-api instances on the same infrastructure, as behind a load balancer: `doomed` (the
+ * one a test kills) and `survivor`, each with a client of the same party and definition.
+ */
+export async function startTwoPrivacyInstances(cleanup: Cleanup, infrastructure: Infrastructure) {
+  const issuer = cleanup.add(await trustedIssuer(), (i) => i.dispose());
+  const env = {
+    mongoUri: infrastructure.mongoUri,
+    natsUrl: infrastructure.nats.url,
+    issuerEnv: issuer.env,
+  };
+  const doomed = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
+  const survivor = cleanup.add(await startPrivacyApi(env), (a) => a.stop());
+  const viaDoomed = await privacyClient(doomed, issuer.issuer);
+  const viaSurvivor = await privacyClient(survivor, issuer.issuer, viaDoomed);
+  return { issuer, env, doomed, survivor, viaDoomed, viaSurvivor };
 }
 
 export interface SetAnswer {

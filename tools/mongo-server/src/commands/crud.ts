@@ -312,13 +312,13 @@ function doUpdate(
     const fast = fastSetUnset(record, st.update);
     if (fast) {
       if (!fast.modified) continue;
-      existing.replace(record, fast.doc, fast.view, fast.touched);
+      existing.replace(record, fast.doc, fast.touched);
       nModified++;
       continue;
     }
     // Decoded once (a stored record decodes its document from its bytes on each read).
     const before = record.doc;
-    const next = updatedDocument({ doc: before, view: record.view }, st.update, {
+    const next = updatedDocument({ doc: before, view: toView(before) as Doc }, st.update, {
       filterView,
       arrayFilters: st.arrayFilters,
       variables: st.variables,
@@ -705,8 +705,10 @@ const aggregate: CommandHandler = {
       );
     }
     // Input records by view; a result that is one of them is decoded from its bytes.
+    // (Views are decoded from the records' bytes once, here: mingo runs on them.)
+    const views = input.map((r) => r.view);
     const byView = new Map<Doc, StoredRecord>();
-    for (const r of input) byView.set(r.view, r);
+    input.forEach((r, i) => byView.set(views[i] as Doc, r));
     const cache = new Map<string, Doc[]>();
     const resolve = (coll: string): Doc[] => {
       let docs = cache.get(coll);
@@ -717,12 +719,7 @@ const aggregate: CommandHandler = {
       }
       return docs;
     };
-    const out = runPipeline(
-      input.map((r) => r.view),
-      idFirst(toView(pipeline) as Doc[]),
-      resolve,
-      variables,
-    );
+    const out = runPipeline(views, idFirst(toView(pipeline) as Doc[]), resolve, variables);
     // Unchanged input documents (e.g. after $match/$sort/$limit) keep their BSON types exactly.
     const docs = out.map((d) => byView.get(d)?.doc ?? (retype(d, undefined) as Doc));
     const ns = `${ctx.db}.${name}`;
