@@ -352,7 +352,8 @@ async function startStack(): Promise<Stack> {
     join(workDir, 'main.js'),
   );
   // PRIVACY_BENCH_PROFILE=1 writes CPU profiles of privacy-api and of the bare server into
-  // tmp/bench-privacy-api/ (privacy-api.cpuprofile, bare.cpuprofile), to compare what each spends.
+  // tmp/bench-privacy-api/ (privacy-api.cpuprofile, bare.cpuprofile, bare-coalescing.cpuprofile),
+  // to compare what each spends.
   const profile = (name: string) =>
     process.env['PRIVACY_BENCH_PROFILE'] === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`, `--cpu-prof-name=${name}.cpuprofile`]
@@ -424,7 +425,7 @@ async function startStack(): Promise<Stack> {
   await waitForUrl(bareUrl, 'the bare server', true);
   const coalescingPort = await freePort();
   const bareCoalescing = spawnProgram(
-    [bareFile],
+    [...profile('bare-coalescing'), bareFile],
     {
       MONGO_URL: mongoUrl,
       PORT: String(coalescingPort),

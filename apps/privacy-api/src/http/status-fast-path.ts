@@ -61,6 +61,27 @@ function compileTrust(setting: boolean | number | string): (addr: string, hop: n
   return proxyaddr.compile([]);
 }
 
+/** Peers whose answer is remembered (a few load balancers in practice; cleared beyond this). */
+const TRUSTED_PEERS_KEPT = 1024;
+
+/**
+ * Whether the peer at `addr` is trusted as the nearest proxy (hop 0): proxy-addr's answer, kept per
+ * address. The answer depends on the address alone, and the same few proxies send every request:
+ * asked per request, proxy-addr parses the address again each time.
+ */
+function trustsPeer(trust: (addr: string, hop: number) => boolean): (addr: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (addr) => {
+    let answer = answers.get(addr);
+    if (answer === undefined) {
+      answer = trust(addr, 0);
+      if (answers.size >= TRUSTED_PEERS_KEPT) answers.clear();
+      answers.set(addr, answer);
+    }
+    return answer;
+  };
+}
+
 /** The first of a forwarded header's values, as Express takes it (undefined when absent or empty). */
 function firstForwarded(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -121,7 +142,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     }),
   );
   const statusChecks = deps.metrics?.statusChecks;
-  const trust = compileTrust(deps.trustProxy);
+  const trustedPeer = trustsPeer(compileTrust(deps.trustProxy));
   /** The route template Express would name for this path (for the request's span). */
   const route = (url: string) =>
     deps.basePath && url.toLowerCase().startsWith(deps.basePath.toLowerCase())
@@ -150,10 +171,30 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     return length !== undefined && DIGITS.test(length) && length !== '0';
   }
 
-  /** Hands a request whose body was read to Express (see the comment at the top). */
-  function handOver(req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Hands a request whose caller was verified to Express (see the comment at the top), with the
+   * caller bound to it: only then, as a request the fast path answers never needs it bound.
+   */
+  function handOver(req: IncomingMessage, res: ServerResponse, caller: AuthenticatedCaller): void {
+    setCaller(req, caller);
     counts.handedOver++;
     express(req, res);
+  }
+
+  /** A fault of the fast path itself (a bug): Express answers if it still can. */
+  function fault(
+    req: IncomingMessage,
+    res: ServerResponse,
+    err: unknown,
+    caller?: AuthenticatedCaller,
+  ): void {
+    logger.error({ err }, 'status fast path failed');
+    if (res.headersSent) return;
+    if (caller) handOver(req, res, caller);
+    else {
+      counts.handedOver++;
+      express(req, res);
+    }
   }
 
   async function answer(
@@ -167,7 +208,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
     // The URL the client addressed, as Express derives it (see compileTrust).
     let protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
     let host = headers.host as string;
-    if (trust(req.socket.remoteAddress as string, 0)) {
+    if (trustedPeer(req.socket.remoteAddress as string)) {
       // Node joins repeated X-Forwarded-* headers into one string.
       const proto = headers['x-forwarded-proto'] as string | undefined;
       const forwardedHost = headers['x-forwarded-host'] as string | undefined;
@@ -193,67 +234,73 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       express(req, res);
       return;
     }
-    setCaller(req, caller);
-
-    const read = await readBody(req, res);
-    if (!read.read) {
-      // The reader left the stream alone (no body of a JSON type): Express answers it as ever.
-      express(req, res);
-      return;
-    }
-    const valid =
-      read.refusal === undefined && caller.has('read')
-        ? sjekkInnbyggersPiStatusV2RequestSchema.safeParse(read.body)
-        : undefined;
-    if (!valid?.success) {
-      // The app refuses it (the body, the scope or the contract) in its own words.
-      handOver(req, res);
-      return;
-    }
-    let result: unknown;
     try {
-      const body = valid.data;
-      result = await runAs(caller, undefined, (asCaller) =>
-        deps.settings.checkStatus(asCaller, body),
-      );
-    } catch (err) {
-      // The route answers the use case's error as the app answers any, without running it again.
-      rememberUseCaseFailure(req, err);
-      handOver(req, res);
-      return;
-    }
+      const read = await readBody(req, res);
+      if (!read.read) {
+        // The reader left the stream alone (no body of a JSON type): Express answers it as ever,
+        // with the caller bound (its proof's jti is spent).
+        setCaller(req, caller);
+        express(req, res);
+        return;
+      }
+      const valid =
+        read.refusal === undefined && caller.has('read')
+          ? sjekkInnbyggersPiStatusV2RequestSchema.safeParse(read.body)
+          : undefined;
+      if (!valid?.success) {
+        // The app refuses it (the body, the scope or the contract) in its own words.
+        handOver(req, res, caller);
+        return;
+      }
+      let result: unknown;
+      try {
+        const body = valid.data;
+        result = await runAs(caller, undefined, (asCaller) =>
+          deps.settings.checkStatus(asCaller, body),
+        );
+      } catch (err) {
+        // The route answers the use case's error as the app answers any, without running it again.
+        rememberUseCaseFailure(req, err);
+        handOver(req, res, caller);
+        return;
+      }
 
-    // As Express's requestId middleware and res.json write it. A string body goes out with the
-    // head in one write (a Buffer would make two, as a writev).
-    const requestId = requestIdFrom(headers['x-request-id']);
-    const json = JSON.stringify(result);
-    res.statusCode = 200;
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', String(Buffer.byteLength(json, 'utf8')));
-    if (infoEnabled) {
-      res.once('finish', () =>
-        writeRequestLine(
-          {
-            id: requestId,
-            method: 'POST',
-            originalUrl: url,
-            url,
-            query: {},
-            params: {},
-            headers,
-            socket: req.socket,
-          },
-          res,
-          start,
-        ),
-      );
+      // As Express's requestId middleware and res.json write it. A string body goes out with the
+      // head in one write (a Buffer would make two, as a writev).
+      const requestId = requestIdFrom(headers['x-request-id']);
+      const json = JSON.stringify(result);
+      res.statusCode = 200;
+      res.setHeader(REQUEST_ID_HEADER, requestId);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', String(Buffer.byteLength(json, 'utf8')));
+      if (infoEnabled) {
+        res.once('finish', () =>
+          writeRequestLine(
+            {
+              id: requestId,
+              method: 'POST',
+              originalUrl: url,
+              url,
+              query: {},
+              params: {},
+              headers,
+              socket: req.socket,
+            },
+            res,
+            start,
+          ),
+        );
+      }
+      counts.answered++;
+      setHttpRoute(req, route(url));
+      res.end(json);
+      paths.get(url.toLowerCase())?.record('POST', 200, (performance.now() - startedAt) / 1000);
+      statusChecks?.inc('fast');
+    } catch (err) {
+      // A fault of the fast path itself (a bug): Express answers if it still can, for the caller
+      // verified here (a second check would see a DPoP proof's jti as a replay).
+      fault(req, res, err, caller);
     }
-    counts.answered++;
-    setHttpRoute(req, route(url));
-    res.end(json);
-    paths.get(url.toLowerCase())?.record('POST', 200, (performance.now() - startedAt) / 1000);
-    statusChecks?.inc('fast');
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -262,11 +309,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
       return;
     }
     const start = Date.now();
-    answer(req, res, start, performance.now()).catch((err: unknown) => {
-      // A fault of the fast path itself (a bug): Express answers if it still can.
-      logger.error({ err }, 'status fast path failed');
-      if (!res.headersSent) handOver(req, res);
-    });
+    answer(req, res, start, performance.now()).catch((err: unknown) => fault(req, res, err));
   };
   return Object.assign(handle, { stats: () => ({ ...counts }) });
 }

@@ -26,8 +26,12 @@ export function scopeName(audience: string, kind: ScopeKind): string {
   return `${audience}/personverninnstilling_${kind}`;
 }
 
+const SCOPE_KINDS: readonly ScopeKind[] = ['read', 'write', 'admin'];
+
 class VerifiedCaller implements AuthenticatedCaller {
   readonly isAdmin: boolean;
+  /** The kinds the scopes grant, named once: a caller is kept with its token and asked per request. */
+  private readonly held: ReadonlySet<ScopeKind>;
 
   constructor(
     readonly audience: string,
@@ -36,11 +40,12 @@ class VerifiedCaller implements AuthenticatedCaller {
     readonly pid: string | undefined,
     readonly scheme: AuthScheme,
   ) {
-    this.isAdmin = scopes.has(scopeName(audience, 'admin'));
+    this.held = new Set(SCOPE_KINDS.filter((kind) => scopes.has(scopeName(audience, kind))));
+    this.isAdmin = this.held.has('admin');
   }
 
   has(kind: ScopeKind): boolean {
-    return this.isAdmin || this.scopes.has(scopeName(this.audience, kind));
+    return this.isAdmin || this.held.has(kind);
   }
 
   /** A caller that ends up in a log line shows who called, never the identity number. */

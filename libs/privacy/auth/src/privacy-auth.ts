@@ -82,6 +82,11 @@ interface VerifiedToken {
   /** `cnf.jkt`: the token is bound to this DPoP key. */
   jkt: string | undefined;
   expMs: number;
+  /**
+   * The caller the token makes, built once: a token is either DPoP-bound (`jkt`) or not, so it
+   * has one scheme it is accepted under, and the caller is the same on every request it comes with.
+   */
+  caller: AuthenticatedCaller;
 }
 
 /**
@@ -90,7 +95,8 @@ interface VerifiedToken {
  * bytes a scope and 256 more.
  */
 function tokenEntryBytes(token: VerifiedToken, hash: string): number {
-  let bytes = 256 + 2 * hash.length;
+  // 128 more for the caller object and its set of scope kinds.
+  let bytes = 384 + 2 * hash.length;
   for (const text of [token.clientId, token.pid, token.jkt]) bytes += 2 * (text?.length ?? 0);
   for (const scope of token.scopes) bytes += 64 + 2 * scope.length;
   return bytes;
@@ -124,20 +130,30 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
   const stats: PrivacyAuthStats = { tokenVerifications: 0, tokenCacheHits: 0 };
   const log = options.logger;
 
-  /** `hash` is base64url(SHA-256(token)): the cache key, and the `ath` a DPoP proof must carry. */
+  /**
+   * The kept verification of a token, while it has not expired. Asked before verifyToken, outside
+   * it: a hit, the usual case, then costs no promise of its own.
+   */
+  function cachedToken(hash: string): VerifiedToken | undefined {
+    const cached = verified?.get(hash);
+    if (!cached) return undefined;
+    if (cached.expMs + toleranceSec * 1000 > now()) {
+      stats.tokenCacheHits += 1;
+      return cached;
+    }
+    verified?.delete(hash);
+    return undefined;
+  }
+
+  /**
+   * Checks a token that is not kept (cachedToken), and keeps it. `hash` is base64url(SHA-256(token)):
+   * the cache key, and the `ath` a DPoP proof must carry.
+   */
   async function verifyToken(
     token: string,
     hash: string,
     scheme: AuthScheme,
   ): Promise<VerifiedToken> {
-    const cached = verified?.get(hash);
-    if (cached) {
-      if (cached.expMs + toleranceSec * 1000 > now()) {
-        stats.tokenCacheHits += 1;
-        return cached;
-      }
-      verified?.delete(hash);
-    }
     stats.tokenVerifications += 1;
 
     // Only the canonical text of a token is taken (three base64url parts, without padding or spare
@@ -189,12 +205,16 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
 
     let result: VerifiedToken;
     try {
-      result = {
+      const claims = {
         clientId: optionalString(payload, 'client_id'),
         scopes: scopesOf(payload['scope']),
         pid: optionalString(payload, 'pid'),
         jkt: jktOf(payload),
+      };
+      result = {
+        ...claims,
         expMs: (payload.exp as number) * 1000,
+        caller: newCaller(options.audience, claims, claims.jkt === undefined ? 'Bearer' : 'DPoP'),
       };
     } catch (err) {
       log?.debug({ reason: (err as Error).message }, 'access token refused: claims');
@@ -290,7 +310,7 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
     // The token is ASCII (token68), so this is also the DPoP `ath` of RFC 9449. One-shot `hash`:
     // a Hash object per request cost more than the digest itself.
     const hash = sha('sha256', token, 'base64url');
-    const claims = await verifyToken(token, hash, scheme);
+    const claims = cachedToken(hash) ?? (await verifyToken(token, hash, scheme));
 
     if (scheme === 'Bearer') {
       if (claims.jkt !== undefined) {
@@ -362,7 +382,8 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
       }
     }
 
-    return newCaller(options.audience, claims, scheme);
+    // The scheme is the token's (checked above), so its kept caller is this request's.
+    return claims.caller;
   }
 
   const authenticate: RequestHandler = async (req, _res, next) => {

@@ -288,9 +288,12 @@ function readPlainJson(req: IncomingMessage): Promise<JsonBodyOutcome> {
         settle(undefined, bodyError('entity.parse.failed', 'Request body is not valid JSON', err));
         return;
       }
-      settle(body, jsonBodyRefusal(body));
+      // Decoded UTF-8 holds no unpaired surrogate (an invalid sequence became U+FFFD): only a
+      // `\u` escape can make one, so a text without any needs no walk of what it parsed to.
+      settle(body, text.includes('\\u') ? jsonBodyRefusal(body) : undefined);
     };
     const onAborted = () => settle(undefined, bodyError('request.aborted', 'request aborted'));
-    req.on('data', onData).once('end', onEnd).once('error', onAborted).once('close', onAborted);
+    // `on`, not `once`: settle runs once and removes all four (a `once` wraps each listener anew).
+    req.on('data', onData).on('end', onEnd).on('error', onAborted).on('close', onAborted);
   });
 }

@@ -16,11 +16,13 @@ export interface ParsedFnr {
   birthDate: Date;
 }
 
+const ELEVEN_DIGITS = /^\d{11}$/;
 const K1 = [3, 7, 6, 1, 8, 9, 4, 5, 2];
 const K2 = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
 
-function checkDigit(digits: number[], weights: number[]): number | undefined {
-  const sum = weights.reduce((acc, w, i) => acc + w * (digits[i] as number), 0);
+function checkDigit(digits: readonly number[], weights: readonly number[]): number | undefined {
+  let sum = 0;
+  for (let i = 0; i < weights.length; i++) sum += (weights[i] as number) * (digits[i] as number);
   const rest = 11 - (sum % 11);
   if (rest === 11) return 0;
   return rest === 10 ? undefined : rest;
@@ -39,17 +41,20 @@ export function parseFnr(
   value: string,
   options: { allowSynthetic: boolean },
 ): ParsedFnr | undefined {
-  if (!/^\d{11}$/.test(value)) return undefined;
-  const digits = [...value].map(Number);
-  const k1 = checkDigit(digits, K1);
-  if (k1 === undefined || k1 !== digits[9]) return undefined;
-  const k2 = checkDigit(digits, K2);
-  if (k2 === undefined || k2 !== digits[10]) return undefined;
+  if (!ELEVEN_DIGITS.test(value)) return undefined;
+  // Read once into numbers, as every check below works on digits (each status check parses one).
+  const d: number[] = [];
+  for (let i = 0; i < 11; i++) d.push(value.charCodeAt(i) - 48);
+  const k1 = checkDigit(d, K1);
+  if (k1 === undefined || k1 !== d[9]) return undefined;
+  const k2 = checkDigit(d, K2);
+  if (k2 === undefined || k2 !== d[10]) return undefined;
 
-  let day = Number(value.slice(0, 2));
-  let month = Number(value.slice(2, 4));
-  const yy = Number(value.slice(4, 6));
-  const individual = Number(value.slice(6, 9));
+  const n = (i: number) => d[i] as number;
+  let day = n(0) * 10 + n(1);
+  let month = n(2) * 10 + n(3);
+  const yy = n(4) * 10 + n(5);
+  const individual = n(6) * 100 + n(7) * 10 + n(8);
 
   let synthetic = false;
   if (month > 80) {

@@ -216,9 +216,17 @@ export function createSettingRepository(options: CreateSettingRepositoryOptions)
 
   const store: SettingsStore = {
     async find(innbyggerFnr, definisjonGuid) {
-      const doc = await translated(() =>
-        reads.findOne({ innbyggerFnr, definisjonGuid }, { projection: STATE_PROJECTION }),
-      );
+      // translated's rule written out: the status check's read, without a function and promise
+      // more per check.
+      let doc;
+      try {
+        doc = await reads.findOne(
+          { innbyggerFnr, definisjonGuid },
+          { projection: STATE_PROJECTION },
+        );
+      } catch (err) {
+        throw toAppError(err);
+      }
       return doc ? toState(doc) : undefined;
     },
 

@@ -64,11 +64,13 @@ export function createSettingsUseCases(ports: SettingsUseCasePorts) {
    * The first checks of every operation on a citizen: the identity number (EPVK-101518), then
    * whom a citizen's token acts for (EPVK-100403), before anything of a definition is read.
    */
-  async function checkCitizen(caller: Caller, innbyggerFnr: string): Promise<void> {
+  function checkCitizen(caller: Caller, innbyggerFnr: string): Promise<void> {
     if (!parseFnr(innbyggerFnr, { allowSynthetic: ports.allowSyntheticIds })) {
-      throw privacyErrors.invalidFnr();
+      return Promise.reject(privacyErrors.invalidFnr());
     }
-    await assertMayActFor(ports, caller, innbyggerFnr);
+    // assertMayActFor's promise is the answer: no promise of this function's own (every status
+    // check passes here).
+    return assertMayActFor(ports, caller, innbyggerFnr);
   }
 
   /** checkCitizen, then the definition the caller names and may use for `access` (EPVK-101500). */
