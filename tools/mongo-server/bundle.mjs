@@ -2,9 +2,12 @@
 // CLI; plain JavaScript, as it runs before anything could transpile it).
 //
 // Next to the bundles, a manifest names the current bundle and lists every source file esbuild read
-// with a SHA-256 of the contents it read (plus esbuild's version and the build options). Each call
-// hashes those files again (a few hundred KB for the server) and rebuilds when anything differs, so
-// an edited, added or removed import is always picked up, whatever the files' times say. A bundle's
+// with a SHA-256 of the contents it read (plus esbuild's version, the build options and the
+// `extraInputs`). Each call hashes those files again (a few hundred KB for the server) and rebuilds
+// when anything differs, so an edited, added or removed import is always picked up, whatever the
+// files' times say. A bundled package (under node_modules) is recorded by its package.json (name
+// and version) rather than file by file: installs change it, and hashing a package's hundreds of
+// files at every start would cost what the bundle saves; patches to packages are `extraInputs`. A bundle's
 // name is the hash of what it was built from, and the manifest is written to a temporary name and
 // renamed, so runs side by side (parallel tests) never read a half-written file or a manifest with
 // another build's bundle.
@@ -38,12 +41,14 @@ const LOADERS = {
 /**
  * Returns the path of a CommonJS bundle of `entry` built from the sources as they are now,
  * building it first unless the last one still matches them.
- * @param {{ root: string, entry: string, outDir: string, tsconfig: string }} opts
+ * @param {{ root: string, entry: string, outDir: string, tsconfig: string, external?: string[], extraInputs?: string[] }} opts
  *   root: the directory source paths are recorded relative to; entry: the entry point;
- *   outDir: where bundles and the manifest live; tsconfig: for esbuild's path aliases.
+ *   outDir: where bundles and the manifest live; tsconfig: for esbuild's path aliases;
+ *   external: packages left to Node to load from node_modules at run time (all when not given);
+ *   extraInputs: more files whose contents decide the bundle.
  * @returns {Promise<string>}
  */
-export async function ensureBundle({ root, entry, outDir, tsconfig }) {
+export async function ensureBundle({ root, entry, outDir, tsconfig, external, extraInputs = [] }) {
   const name = path.basename(entry).replace(/\.[cm]?ts$/, '');
   const manifestFile = path.join(outDir, `${name}.manifest.json`);
   const options = {
@@ -52,8 +57,7 @@ export async function ensureBundle({ root, entry, outDir, tsconfig }) {
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    // Packages are loaded from node_modules at run time, as under tsx.
-    packages: 'external',
+    ...(external ? { external } : { packages: 'external' }),
     tsconfig,
     absWorkingDir: root,
     write: false,
@@ -71,6 +75,7 @@ export async function ensureBundle({ root, entry, outDir, tsconfig }) {
       outdir: null,
     },
     tsconfig: hash(readFileSync(tsconfig)),
+    extra: extraInputs.map((f) => [path.relative(root, f), hash(readFileSync(f))]),
   });
 
   const manifest = readManifest(manifestFile);
@@ -89,7 +94,9 @@ export async function ensureBundle({ root, entry, outDir, tsconfig }) {
           // Each source hashed as esbuild reads it: the manifest describes exactly what was bundled.
           b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
             const contents = readFileSync(args.path);
-            inputs[path.relative(root, args.path)] = hash(contents);
+            const pkg = packageJsonOf(args.path);
+            if (pkg) inputs[path.relative(root, pkg)] ??= hash(readFileSync(pkg));
+            else inputs[path.relative(root, args.path)] = hash(contents);
             return { contents, loader: LOADERS[path.extname(args.path)] ?? 'default' };
           });
         },
@@ -106,6 +113,15 @@ export async function ensureBundle({ root, entry, outDir, tsconfig }) {
   renameSync(manifestFile + suffix, manifestFile);
   removeOldBundles(outDir, name, bundle);
   return path.join(outDir, bundle);
+}
+
+/** The package.json of the package a file under node_modules belongs to; undefined elsewhere. */
+function packageJsonOf(file) {
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0) return undefined;
+  const name = parts[at + 1]?.startsWith('@') ? 2 : 1;
+  return [...parts.slice(0, at + 1 + name), 'package.json'].join(path.sep);
 }
 
 function readManifest(file) {
