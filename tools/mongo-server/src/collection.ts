@@ -7,6 +7,7 @@ import {
   ownBytes,
   Stored,
   type IndexSpec,
+  type KeyParts,
   type NumericRange,
   type StoredRecord,
 } from './indexes';
@@ -145,9 +146,16 @@ export class Collection {
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
       : [...this.indexes.values()];
     const keys = affected.map((index) => index.checkUnique(next, record));
-    for (const index of affected) index.remove(record);
+    const oldKeys = affected.map((index) => index.keysOf(record));
     record.raw = next.raw;
-    affected.forEach((index, i) => index.add(record, keys[i]));
+    affected.forEach((index, i) => {
+      const before = oldKeys[i] as KeyParts[];
+      const after = keys[i] as KeyParts[];
+      // Most updates leave an index's keys as they were: the record stays where it is.
+      if (sameKeys(before, after)) return;
+      index.remove(record, before);
+      index.add(record, after);
+    });
     this.log?.replaced(this, record);
   }
 
@@ -281,6 +289,17 @@ export class Collection {
     this.log?.indexDropped(this, name);
     return true;
   }
+}
+
+function sameKeys(a: KeyParts[], b: KeyParts[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as KeyParts;
+    const y = b[i] as KeyParts;
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
 }
 
 function sizeOf(c: Iterable<StoredRecord>): number {
