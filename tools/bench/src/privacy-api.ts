@@ -76,6 +76,7 @@ import {
   type CollectorStandIn,
 } from './support/programs';
 import { serverNodeArgs } from '@nhp/mongo-server';
+import { deployedMemoryLimit, memoryLimit, type MemoryLimit } from './support/memory-limit';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const CONNECTIONS = PAIRED_CONNECTIONS;
@@ -192,11 +193,15 @@ const verifyProof = (proof, url) => new Promise((resolve, reject) => {
     (err, ok) => (err || !ok ? reject(err || new Error('bad signature')) : resolve()));
 });
 (async () => {
-  const client = await new MongoClient(process.env.MONGO_URL).connect();
+  // The write concern on the client, as privacy-api's connection has it (MONGO_WRITE_CONCERN,
+  // w=majority,j=true by default): the driver carries a client's write concern into every
+  // operation's options, reads included, so a floor with it only on its writes would read more
+  // cheaply than any service configured the way privacy-api is (tools/bench/README.md, issue 33).
+  const writeConcern = { w: 'majority', j: true };
+  const client = await new MongoClient(process.env.MONGO_URL, { writeConcern }).connect();
   const settings = client.db().collection('${SETTINGS_COLLECTION}');
   const floor = client.db().collection('${FLOOR_SETTINGS_COLLECTION}');
   const projection = { history: 0, journal: 0 };
-  const writeConcern = { w: 'majority', j: true };
   // COALESCE=1: the status reads asked for in one turn of the event loop go out as one find of the
   // $or of their keys, as privacy-api's point reads do (shared-persistence pointReads).
   let waiting = [];
@@ -293,6 +298,8 @@ interface Stack {
   bareCoalescingUrl: string;
   issuer: TestIssuer;
   conn: Connection;
+  /** The memory limit every server of the run has (docker-compose.yml's for privacy-api), if set. */
+  memoryLimits: MemoryLimit[];
 }
 
 async function startStack(): Promise<Stack> {
@@ -351,6 +358,15 @@ async function startStack(): Promise<Stack> {
     process.env['PRIVACY_BENCH_PROFILE'] === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
+  // Every server (privacy-api and the floors) in a memory limit of its own, the one
+  // docker-compose.yml gives privacy-api: V8 sizes its heap from it, as in the container.
+  const memoryLimits: MemoryLimit[] = [];
+  const limitBytes = deployedMemoryLimit('privacy-api');
+  const limited = (name: string) => {
+    const limit = memoryLimit(name, limitBytes);
+    if (limit) memoryLimits.push(limit);
+    return limit?.prefix;
+  };
   const startApp = async (name: string, env: Record<string, string>, program = appBundle) => {
     const port = await freePort();
     // PRIVACY_BENCH_APP_FLAGS: extra node flags for the privacy-api processes (e.g. V8 heap sizing).
@@ -371,6 +387,7 @@ async function startStack(): Promise<Stack> {
         ...env,
       },
       pinning?.serverCpu,
+      limited(name),
     );
     const url = `http://127.0.0.1:${port}`;
     await waitForUrl(`${url}/health`, name);
@@ -413,6 +430,7 @@ async function startStack(): Promise<Stack> {
     [...profile('bare'), bareFile],
     { MONGO_URL: mongoUrl, PORT: String(barePort), TRUST_PROXY },
     pinning?.serverCpu,
+    limited('bare'),
   );
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await waitForUrl(bareUrl, 'the bare server', true);
@@ -427,6 +445,7 @@ async function startStack(): Promise<Stack> {
       TRUST_PROXY,
     },
     pinning?.serverCpu,
+    limited('bare-coalescing'),
   );
   const bareCoalescingUrl = `http://127.0.0.1:${coalescingPort}`;
   await waitForUrl(bareCoalescingUrl, 'the coalescing bare server', true);
@@ -454,6 +473,7 @@ async function startStack(): Promise<Stack> {
     bareCoalescingUrl,
     issuer,
     conn,
+    memoryLimits,
   };
 }
 
@@ -1083,6 +1103,11 @@ export async function run(): Promise<void> {
 
     say(`  ${describePinning(stack.pinning)}`);
     say(
+      stack.memoryLimits.length > 0
+        ? `  each server in a ${stack.memoryLimits[0]?.describe.replace(/ \(.*/, '')} (docker-compose.yml's mem_limit for privacy-api; V8 sizes its heap from it)`
+        : `  NO memory limit (cgroups not writable here): V8 sizes each server's heap from the machine's memory, so the RSS rows measure the machine`,
+    );
+    say(
       `  privacy-api built from the ${(await sourceRoot()).label}, on Node ${process.versions.node}; HTTP_TRUST_PROXY=${TRUST_PROXY}, every request with X-Forwarded-Proto/Host/For`,
     );
     const statusApp: Server = { url: stack.appUrl, pid: stack.app.pid };
@@ -1291,6 +1316,7 @@ export async function run(): Promise<void> {
     await stack.nats.dispose();
     await rm(join(stack.workDir, 'jwks.json'), { force: true });
     await rm(join(stack.workDir, 'mongo'), { recursive: true, force: true });
+    for (const limit of stack.memoryLimits) limit.dispose();
   }
 }
 

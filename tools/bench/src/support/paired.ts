@@ -50,11 +50,19 @@ export function pinProcess(cpus: string, pid = process.pid): void {
   spawnSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
 }
 
-/** Spawns `node <args>` on `cpus` when given (taskset execs node, so the pid is node's). */
-export function spawnNode(args: string[], options: SpawnOptions, cpus?: string) {
-  return cpus === undefined
-    ? spawn(process.execPath, args, options)
-    : spawn('taskset', ['-c', cpus, process.execPath, ...args], options);
+/**
+ * Spawns `node <args>` on `cpus` when given (taskset execs node, so the pid is node's), behind
+ * `prefix` when given (a command that execs the rest, e.g. a memory limit's: the pid stays node's).
+ */
+export function spawnNode(
+  args: string[],
+  options: SpawnOptions,
+  cpus?: string,
+  prefix: string[] = [],
+) {
+  const command = [...prefix, process.execPath, ...args];
+  if (cpus !== undefined) command.unshift('taskset', '-c', cpus);
+  return spawn(command[0] as string, command.slice(1), options);
 }
 
 /** CPU time (user + system, every thread) a process has used so far, in ms; 0 if unreadable. */

@@ -4,11 +4,12 @@ import { ROOT } from './programs';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `node <args>` in its own process, on `cpus` when given. */
+/** `node <args>` in its own process, on `cpus` when given, behind `prefix` (spawnNode). */
 export function spawnProgram(
   args: string[],
   env: Record<string, string>,
   cpus?: string,
+  prefix?: string[],
 ): ChildProcess {
   const child = spawnNode(
     args,
@@ -19,6 +20,7 @@ export function spawnProgram(
       stdio: ['ignore', process.env['PRIVACY_BENCH_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
     },
     cpus,
+    prefix,
   );
   let errors = '';
   child.stderr?.on('data', (c: Buffer) => (errors = (errors + c.toString()).slice(-4000)));
