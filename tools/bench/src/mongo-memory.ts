@@ -9,9 +9,10 @@
  *    garbage collection `process.memoryUsage()`; then every collection's secondary indexes dropped
  *    and every database dropped, each followed by a collection, so that the differences say what
  *    the indexes and the documents held (through the wire protocol, no internals).
- * 2. The CLI as `npm run mongo-server` runs it (node + tsx), on a fresh copy: wall time from the
- *    spawn to a ping answered and the process's CPU by then, as the soak measures start-up after a
- *    SIGKILL; and the same on an empty data folder, which is node + tsx + the code alone.
+ * 2. The CLI as `npm run mongo-server` runs it (startServerProcess: node, its flags and the CLI's
+ *    bundle), on a fresh copy: wall time from the spawn to a ping answered and the process's CPU
+ *    by then, as the soak measures start-up after a SIGKILL; and the same on an empty data folder,
+ *    which is node + the code alone.
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -75,6 +75,7 @@ import {
   privacyApiBenchEnv,
   type CollectorStandIn,
 } from './support/programs';
+import { serverNodeArgs } from '@nhp/mongo-server';
 import { deployedMemoryLimit, memoryLimit, type MemoryLimit } from './support/memory-limit';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
@@ -324,16 +325,8 @@ async function startStack(): Promise<Stack> {
   await mkdir(dataDir, { recursive: true });
   const dataFile = join(dataDir, 'data');
   const mongoProcess = spawnProgram(
-    [
-      '--import',
-      'tsx',
-      'tools/mongo-server/src/cli.ts',
-      '--port',
-      String(mongoPort),
-      '--data-file',
-      dataFile,
-    ],
-    { TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), LOG_LEVEL: 'warn' },
+    [...serverNodeArgs(), '--port', String(mongoPort), '--data-file', dataFile],
+    { LOG_LEVEL: 'warn' },
     pinning?.clientCpus,
   );
   const mongoUrl = withDatabase(

@@ -31,6 +31,7 @@ import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
 import { build } from 'esbuild';
 import { cpuPinning, describePinning, pinProcess, rssOf } from './support/paired';
 import { privacyApiBenchEnv, ROOT } from './support/programs';
+import { serverNodeArgs } from '@nhp/mongo-server';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const PHASE_S = Math.max(3, Number(process.env['PRIVACY_HOSTILE_SECONDS'] ?? 10) || 10);
@@ -189,15 +190,13 @@ export async function run(): Promise<void> {
     children.push(
       spawnProgram(
         [
-          '--import',
-          'tsx',
-          'tools/mongo-server/src/cli.ts',
+          ...serverNodeArgs(),
           '--port',
           String(mongoPort),
           '--data-file',
           join(workDir, 'mongo', 'data'),
         ],
-        { TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'), LOG_LEVEL: 'warn' },
+        { LOG_LEVEL: 'warn' },
         pinning?.clientCpus,
       ),
     );

@@ -4,7 +4,7 @@
  *   npm run bench -- soak                       (20 minutes of load, then 1 minute idle)
  *   SOAK_MINUTES=4 SOAK_IDLE_S=30 npm run bench -- soak     (a shorter run while developing)
  *
- * The server runs as `npm run mongo-server` runs it (the CLI under tsx, a data file, journaled
+ * The server runs as `npm run mongo-server` runs it (the CLI's bundle, a data file, journaled
  * writes), with privacy-api, refsync-api and refsync-importer as processes on it (as `npm run
  * <app>` runs them) and a nats-server. The load, open loop at fixed rates: about 100 privacy-api
  * requests a second (half sets of a citizen's setting, half status checks), about 100 refsync-api

@@ -11,7 +11,7 @@ import {
   type NumericRange,
   type StoredRecord,
 } from './indexes';
-import { topKey } from './raw';
+import { TopElements, topKey } from './raw';
 import { isPlainObject, newObjectId, toView, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -40,6 +40,8 @@ export class Collection {
   /** Set by the store (Store.attachLog); the write primitives below report to it. */
   log: ChangeLog | undefined;
   private seq = 0;
+  /** Reads the top-level fields all indexes key on in one walk; renewed when indexes change. */
+  private topsOfIndexes: TopElements | undefined;
 
   constructor(
     readonly db: string,
@@ -103,16 +105,33 @@ export class Collection {
    * journal replay): nothing is decoded unless an index needs more than its top-level scalars.
    */
   load(raw: Uint8Array): StoredRecord {
-    return this.add(new Stored(ownBytes(raw), this.seq++));
+    const record = new Stored(ownBytes(raw), this.seq++);
+    // No checkUnique pass: what was stored was unique when written; Index.add still refuses a
+    // duplicate key (a damaged data folder), which fails the start-up.
+    const tops = this.tops().read(record.raw);
+    for (const index of this.indexes.values()) index.add(record, index.keysOf(record, tops), true);
+    this.records.add(record);
+    this.log?.inserted(this, record);
+    return record;
   }
 
   private add(record: StoredRecord): StoredRecord {
     const indexes = [...this.indexes.values()];
-    const keys = indexes.map((index) => index.checkUnique(record));
+    const tops = record.raw ? this.tops().read(record.raw) : undefined;
+    const keys = indexes.map((index) =>
+      index.checkUnique(record, undefined, index.keysOf(record, tops)),
+    );
     indexes.forEach((index, i) => index.add(record, keys[i]));
     this.records.add(record);
     this.log?.inserted(this, record);
     return record;
+  }
+
+  private tops(): TopElements {
+    this.topsOfIndexes ??= new TopElements([
+      ...new Set([...this.indexes.values()].flatMap((i) => i.topLevelFields)),
+    ]);
+    return this.topsOfIndexes;
   }
 
   /**
@@ -145,8 +164,10 @@ export class Collection {
     const affected = touched
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
       : [...this.indexes.values()];
-    const keys = affected.map((index) => index.checkUnique(next, record));
-    const oldKeys = affected.map((index) => index.keysOf(record));
+    const tops = this.tops().read(next.raw);
+    const keys = affected.map((index) => index.checkUnique(next, record, index.keysOf(next, tops)));
+    const oldTops = record.raw ? this.tops().read(record.raw) : undefined;
+    const oldKeys = affected.map((index) => index.keysOf(record, oldTops));
     record.raw = next.raw;
     affected.forEach((index, i) => {
       const before = oldKeys[i] as KeyParts[];
@@ -279,6 +300,7 @@ export class Collection {
     const index = new Index(spec, this.ns);
     for (const record of this.records) index.add(record, index.checkUnique(record));
     this.indexes.set(spec.name, index);
+    this.topsOfIndexes = undefined;
     this.log?.indexCreated(this, spec);
     return true;
   }
@@ -286,6 +308,7 @@ export class Collection {
   /** Drops an index by name; false when there is none. The `_id_` index is the caller's to refuse. */
   dropIndex(name: string): boolean {
     if (!this.indexes.delete(name)) return false;
+    this.topsOfIndexes = undefined;
     this.log?.indexDropped(this, name);
     return true;
   }

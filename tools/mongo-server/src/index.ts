@@ -89,4 +89,9 @@ export async function start(opts: StartOptions = {}): Promise<RunningMongoServer
 
 export { MongoServerError, ErrorCodes } from './errors';
 export type { CompactionPoint, JournalOptions, PersistenceStats } from './persistence';
-export { startServerProcess, type ServerProcess, type ServerProcessOptions } from './process';
+export {
+  serverNodeArgs,
+  startServerProcess,
+  type ServerProcess,
+  type ServerProcessOptions,
+} from './process';

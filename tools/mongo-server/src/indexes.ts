@@ -8,7 +8,7 @@
 import { compileFilter, type Matcher } from './engine';
 import { MongoServerError } from './errors';
 import { deserialize } from 'bson';
-import { keyAtPath } from './raw';
+import { keyAtPath, type TopElements } from './raw';
 import { formatValue, keyOf, toView, toViewDoc, valuesAtPath, type Doc } from './values';
 import { DESERIALIZE } from './wire';
 
@@ -179,15 +179,24 @@ export class Index {
     return this.topFields.some((f) => topLevelFields.has(f));
   }
 
-  /** The keys a record contributes, or none when a sparse or partial index leaves it out. */
-  keysOf(source: KeySource): KeyParts[] {
+  /** The top-level fields the index's key fields lie in (TopElements reads them for keysOf). */
+  get topLevelFields(): readonly string[] {
+    return this.topFields;
+  }
+
+  /**
+   * The keys a record contributes, or none when a sparse or partial index leaves it out. `tops`:
+   * its bytes already read (TopElements.read) for all of the collection's indexes at once.
+   */
+  keysOf(source: KeySource, tops?: TopElements): KeyParts[] {
     if (!this.partial && source.raw) {
       // Fields holding no array (the common case): one key, read from the bytes.
       const parts = new Array<string>(this.fields.length);
       let plain = true;
       let missing = 0;
       for (let i = 0; i < this.paths.length; i++) {
-        const k = keyAtPath(source.raw, this.paths[i] as string[]);
+        const path = this.paths[i] as string[];
+        const k = tops ? tops.keyAtPath(path) : keyAtPath(source.raw, path);
         if (k === undefined) {
           plain = false;
           break;
@@ -270,8 +279,13 @@ export class Index {
     return level.get(parts[last] as string) as Holders | undefined;
   }
 
-  /** Indexes a record; `keys` when checkUnique already computed them for its current bytes. */
-  add(record: StoredRecord, keys = this.keysOf(record)): void {
+  /**
+   * Indexes a record; `keys` when checkUnique already computed them for its current bytes.
+   * `unchecked`: checkUnique was not called (start-up: a snapshot or journal holds only documents
+   * that were unique when written); a unique index then still refuses a second record with the
+   * same key here, so a damaged data folder fails start-up instead of holding duplicates.
+   */
+  add(record: StoredRecord, keys = this.keysOf(record), unchecked = false): void {
     if (keys.length > 1) this.multikey = true;
     const last = this.fields.length - 1;
     for (const parts of keys) {
@@ -283,7 +297,11 @@ export class Index {
         level = next;
       }
       const k = parts[last] as string;
-      level.set(k, withHolder(level.get(k) as Holders | undefined, record));
+      const held = level.get(k) as Holders | undefined;
+      if (unchecked && held !== undefined && held !== record && this.unique) {
+        throw this.duplicateError(this.valuesOf(record.view, parts));
+      }
+      level.set(k, withHolder(held, record));
     }
   }
 

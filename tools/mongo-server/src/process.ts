@@ -1,11 +1,11 @@
-// The server as a separate process (the CLI under tsx), for fault tests: they stop it with SIGTERM or
-// SIGKILL and start it again on the same port and data file. The JSON log lines it prints are kept,
-// so a test can wait for one (e.g. the compaction test hook's).
+// The server as a separate process, started as `npm run mongo-server` starts it, for fault tests:
+// they stop it with SIGTERM or SIGKILL and start it again on the same port and data file. The JSON
+// log lines it prints are kept, so a test can wait for one (e.g. the compaction test hook's).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const CLI = path.join(__dirname, 'cli.ts');
 /** Log lines kept per process (the oldest are dropped). */
 const KEEP_LINES = 2000;
 
@@ -41,6 +41,27 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Node's arguments for the server (its flags, launch.mjs), read from package.json's "mongo-server"
+ * script: the one place that says how the server runs, so that tests, benches and `npm run
+ * mongo-server` start the same code with the same flags (e.g. the young generation's cap, README
+ * "Memory"). Paths in it are relative to the repository root, the cwd to spawn with.
+ */
+export function serverNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const script = pkg.scripts['mongo-server'] ?? '';
+  const [program, ...args] = script.trim().split(/\s+/);
+  // Only a plain `node <args>` is understood here; anything shell-like would be run differently.
+  if (program !== 'node' || args.some((a) => /["'$`\\;&|<>]/.test(a))) {
+    throw new Error(
+      `package.json's mongo-server script is not a plain "node ..." command: ${script}`,
+    );
+  }
+  return args;
+}
+
 interface Launched {
   child: ChildProcess;
   port: number;
@@ -55,9 +76,7 @@ function launch(
   env: Record<string, string>,
 ): Promise<Launched> {
   const args = [
-    '--import',
-    'tsx',
-    CLI,
+    ...serverNodeArgs(),
     '--port',
     String(port),
     '--host',
@@ -70,7 +89,7 @@ function launch(
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

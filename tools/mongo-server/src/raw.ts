@@ -368,22 +368,92 @@ export function topKey(bytes: Uint8Array, field: string): string | undefined {
  */
 export function keyAtPath(bytes: Uint8Array, path: readonly string[]): string | null | undefined {
   const buf = asBuffer(bytes);
-  let doc = 0;
-  const last = path.length - 1;
-  for (let i = 0; i < last; i++) {
+  const first = path[0] as string;
+  if (first === '__proto__') return undefined;
+  const v = findTop(buf, first);
+  return v < 0 ? null : keyBelow(buf, v, foundType, path);
+}
+
+/**
+ * Where a document's top-level elements of some names are, found in one walk of its bytes, so that
+ * the keys of all of a collection's indexes are read without walking the document once per indexed
+ * field (start-up loads every document through here). `read` then `keyAtPath` as the function of
+ * that name gives it, for paths whose first part is one of the names.
+ */
+export class TopElements {
+  private readonly names: readonly string[];
+  private readonly encoded: readonly Buffer[];
+  private readonly offsets: Int32Array;
+  private readonly types: Uint8Array;
+  private buf: Buffer = Buffer.alloc(0);
+
+  constructor(names: readonly string[]) {
+    this.names = names.filter((n) => n !== '__proto__');
+    this.encoded = this.names.map((n) => Buffer.from(n, 'utf8'));
+    this.offsets = new Int32Array(this.names.length);
+    this.types = new Uint8Array(this.names.length);
+  }
+
+  /** Finds the names' elements in `bytes` (the last of repeated names, as decoding keeps). */
+  read(bytes: Uint8Array): this {
+    const buf = asBuffer(bytes);
+    this.buf = buf;
+    const { encoded, offsets, types } = this;
+    offsets.fill(-1);
+    const end = buf.readInt32LE(0) - 1;
+    let at = 4;
+    while (at < end) {
+      const type = buf[at] as number;
+      const nameStart = at + 1;
+      let p = nameStart;
+      while (buf[p] !== 0) p++;
+      const len = p - nameStart;
+      next: for (let j = 0; j < encoded.length; j++) {
+        const name = encoded[j] as Buffer;
+        if (name.length !== len) continue;
+        for (let i = 0; i < len; i++) if (buf[nameStart + i] !== name[i]) continue next;
+        offsets[j] = p + 1;
+        types[j] = type;
+      }
+      at = elementEnd(buf, type, p + 1);
+    }
+    return this;
+  }
+
+  /** keyAtPath of the bytes last read; undefined (not read here) when path[0] is not one of the names. */
+  keyAtPath(path: readonly string[]): string | null | undefined {
+    const slot = this.names.indexOf(path[0] as string);
+    if (slot < 0) return undefined;
+    const v = this.offsets[slot] as number;
+    return v < 0 ? null : keyBelow(this.buf, v, this.types[slot] as number, path);
+  }
+}
+
+/**
+ * keyAtPath's rest: `path[0]`'s value (of BSON type `type`) starts at `v`; follows the rest of the
+ * path through embedded documents.
+ */
+function keyBelow(
+  buf: Buffer,
+  v: number,
+  type: number,
+  path: readonly string[],
+): string | null | undefined {
+  for (let i = 1; i < path.length; i++) {
+    if (type === 0x04) return undefined;
+    if (type !== 0x03) return null;
     const part = path[i] as string;
     if (part === '__proto__') return undefined;
-    const v = findTop(buf, part, doc);
+    v = findTop(buf, part, v);
     if (v < 0) return null;
-    if (foundType === 0x04) return undefined;
-    if (foundType !== 0x03) return null;
-    doc = v;
+    type = foundType;
   }
-  const field = path[last] as string;
-  if (field === '__proto__') return undefined;
-  const v = findTop(buf, field, doc);
-  if (v < 0) return null;
-  switch (foundType) {
+  return keyOfElement(buf, v, type);
+}
+
+/** keyOf of one element's value (type `type`, value at `v`); see keyAtPath. */
+function keyOfElement(buf: Buffer, v: number, type: number): string | null | undefined {
+  switch (type) {
     case 0x01: {
       const d = buf.readDoubleLE(v);
       return Object.is(d, -0) ? 'n0' : `n${d}`;

@@ -5,10 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { serverNodeArgs } from '../src/process';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-const CLI = path.join(ROOT, 'tools/mongo-server/src/cli.ts');
 
 interface Running {
   child: ChildProcess;
@@ -17,7 +16,11 @@ interface Running {
 }
 
 function runCli(args: string[]): Promise<Running> {
-  const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm run mongo-server` runs it (package.json's script).
+  const child = spawn(process.execPath, [...serverNodeArgs(), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -82,7 +85,7 @@ describe('CLI', () => {
   });
 
   it('when given an unknown flag, then it exits with usage and status 2', async () => {
-    const child = spawn(TSX, [CLI, '--frobnicate'], {
+    const child = spawn(process.execPath, [...serverNodeArgs(), '--frobnicate'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

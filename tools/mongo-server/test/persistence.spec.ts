@@ -2,7 +2,15 @@
 // indexes survive a restart with their BSON types. Index and document semantics after reload are MongoDB's
 // ("Unique Indexes": https://www.mongodb.com/docs/manual/core/index-unique/ ; "BSON Types":
 // https://www.mongodb.com/docs/manual/reference/bson-types/).
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Decimal128, Long, MongoClient } from 'mongodb';
@@ -118,5 +126,25 @@ describe('data file persistence', () => {
         'keep',
       ]);
     });
+  });
+
+  it('when a damaged data file holds two documents with the same unique key, then start-up fails instead of keeping both', async () => {
+    const file = path.join(dir, 'data.bson');
+    await withServer(file, async (client) => {
+      const c = client.db('app').collection('users');
+      await c.createIndex({ email: 1 }, { unique: true });
+      await c.insertMany([
+        { _id: 1, email: 'dup-a@x' } as never,
+        { _id: 2, email: 'dup-b@x' } as never,
+      ]);
+    });
+    // The second email made equal to the first, as a damaged (or hand-edited) snapshot could be:
+    // the snapshot is not re-checked document by document at start-up, the unique index is.
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('dup-b@x');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('dup-a@x', at);
+    writeFileSync(file, bytes);
+    await expect(start({ port: 0, dataFile: file })).rejects.toThrow(/E11000.*email_1/);
   });
 });

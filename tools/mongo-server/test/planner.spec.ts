@@ -29,7 +29,7 @@ type AnyIdDoc = Document & { _id: number | string };
 import { Query } from 'mingo';
 import { compileScalarFilter, project } from '../src/engine';
 import { compileFastProjection, FALLBACK } from '../src/projection';
-import { ARRAY, keyAtPath, OTHER, topKey, topValue } from '../src/raw';
+import { ARRAY, keyAtPath, OTHER, TopElements, topKey, topValue } from '../src/raw';
 import {
   followKeyOrder,
   keyOf,
@@ -534,5 +534,40 @@ describe('query planner and fast paths', () => {
     ]);
     repeated.writeInt32LE(repeated.length, 0);
     expect([topValue(repeated, 'a'), topKey(repeated, 'a')]).toEqual(['second', 'ssecond']);
+  });
+
+  it('when the keys of several indexes are read in one walk (TopElements), then each is what keyAtPath reads', () => {
+    const repeated = Buffer.concat([
+      serialize({ a: 1, t: { f: 'first' } }).subarray(0, -1),
+      serialize({ a: 'second', ü: true }).subarray(4),
+    ]);
+    repeated.writeInt32LE(repeated.length, 0);
+    const docs = [
+      serialize({ _id: 1, s: 'x', n: null, d: { e: { f: 1 } }, arr: [{ f: 1 }], t: { f: 2 } }),
+      serialize({ _id: new ObjectId(), a: 5, t: 'not a document', ü: 'ü' }),
+      serialize({ t: { x: 0, f: new Date(3) } }),
+      repeated,
+    ];
+    const paths = [
+      ['_id'],
+      ['s'],
+      ['s', 'f'],
+      ['n', 'f'],
+      ['d', 'e', 'f'],
+      ['d', 'g'],
+      ['arr'],
+      ['arr', 'f'],
+      ['a'],
+      ['t', 'f'],
+      ['ü'],
+      ['missing'],
+    ];
+    const tops = new TopElements([...new Set(paths.map((p) => p[0] as string))]);
+    for (const bytes of docs) {
+      tops.read(bytes);
+      expect(paths.map((p) => tops.keyAtPath(p))).toEqual(paths.map((p) => keyAtPath(bytes, p)));
+    }
+    // A name it was not built for is not read by it.
+    expect(new TopElements(['a']).read(docs[1] as Uint8Array).keyAtPath(['s'])).toBeUndefined();
   });
 });
