@@ -51,7 +51,6 @@ import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
 import { freePort, present, startNatsServer, withDatabase } from '@nhp/shared-testing';
-import { build } from 'esbuild';
 import type { Connection } from 'mongoose';
 import {
   cpuPinning,
@@ -68,6 +67,7 @@ import {
   type SideResult,
 } from './support/paired';
 import {
+  bundleApp,
   ROOT,
   sourceRoot,
   startCollectorStandIn,
@@ -132,19 +132,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
-
-async function bundle(entry: string, outfile: string): Promise<string> {
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    packages: 'external',
-    logLevel: 'warning',
-    outfile,
-  });
-  return outfile;
-}
 
 /** Where the floor's sets write: a copy of the settings, so that the two sides never meet. */
 const FLOOR_SETTINGS_COLLECTION = 'bench_floor_settings';
@@ -347,7 +334,7 @@ async function startStack(): Promise<Stack> {
   const jwksFile = join(workDir, 'jwks.json');
   await writeFile(jwksFile, JSON.stringify(issuer.jwks));
 
-  const appBundle = await bundle(
+  const appBundle = await bundleApp(
     join((await sourceRoot()).root, 'apps/privacy-api/src/main.ts'),
     join(workDir, 'main.js'),
   );

@@ -28,9 +28,8 @@ import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { createTestIssuer, syntheticFnr } from '@nhp/privacy-testing';
 import { freePort, startNatsServer, withDatabase } from '@nhp/shared-testing';
-import { build } from 'esbuild';
 import { cpuPinning, describePinning, pinProcess, rssOf } from './support/paired';
-import { privacyApiBenchEnv, ROOT } from './support/programs';
+import { bundleApp, privacyApiBenchEnv, ROOT } from './support/programs';
 import { serverNodeArgs } from '@nhp/mongo-server';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
@@ -207,18 +206,7 @@ export async function run(): Promise<void> {
     const jwksFile = join(workDir, 'jwks.json');
     await writeFile(jwksFile, JSON.stringify(issuer.jwks));
     const entry = resolve(process.env['PRIVACY_HOSTILE_ENTRY'] ?? 'apps/privacy-api/src/main.ts');
-    const bundle = join(workDir, 'main.js');
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      target: 'node24',
-      packages: 'external',
-      logLevel: 'warning',
-      outfile: bundle,
-      // Packages resolve from this repository (an entry elsewhere brings only its sources).
-      nodePaths: [join(ROOT, 'node_modules')],
-    });
+    const bundle = await bundleApp(entry, join(workDir, 'main.js'));
     const port = await freePort();
     const app = spawnProgram(
       [bundle],

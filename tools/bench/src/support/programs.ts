@@ -1,8 +1,28 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 
 export const ROOT = resolve(__dirname, '../../../..');
+
+/**
+ * An app's entry bundled as its image builds it (one file for Node 24, packages left to
+ * node_modules), written to `outfile`. Packages resolve from this repository's node_modules, so
+ * an entry in another checkout (an older commit's sources) brings only its sources.
+ */
+export async function bundleApp(entry: string, outfile: string): Promise<string> {
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    packages: 'external',
+    logLevel: 'warning',
+    outfile,
+    nodePaths: [join(ROOT, 'node_modules')],
+  });
+  return outfile;
+}
 
 /**
  * Runs a TypeScript program of the workspace in its own Node process, as a person would run it,
