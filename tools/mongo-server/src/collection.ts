@@ -103,9 +103,12 @@ export class Collection {
   /**
    * Stores a document given only as its BSON bytes, as it was stored before (snapshot load and
    * journal replay): nothing is decoded unless an index needs more than its top-level scalars.
+   * `raw` is kept as given, even as a view into the chunk of the file it was read from: start-up
+   * leaves giving each loaded document a buffer of its own to `ownLoadedBytes`, once the server
+   * answers (Persistence.open says why).
    */
   load(raw: Uint8Array): StoredRecord {
-    const record = new Stored(ownBytes(raw), this.seq++);
+    const record = new Stored(raw, this.seq++);
     // No checkUnique pass: what was stored was unique when written; Index.add still refuses a
     // duplicate key (a damaged data folder), which fails the start-up.
     const tops = this.tops().read(record.raw);
@@ -158,9 +161,17 @@ export class Collection {
     this.replaceBytes(record, raw, touched);
   }
 
-  /** Replaces a record's bytes (journal replay: an update's stored bytes, already checked). */
-  replaceBytes(record: StoredRecord, raw: Uint8Array, touched?: ReadonlySet<string>): void {
-    const next = new Stored(ownBytes(raw));
+  /**
+   * Replaces a record's bytes with `raw`, already checked. `borrowed`: journal replay, whose bytes
+   * are kept as given, as `load` keeps them.
+   */
+  replaceBytes(
+    record: StoredRecord,
+    raw: Uint8Array,
+    touched?: ReadonlySet<string>,
+    borrowed = false,
+  ): void {
+    const next = new Stored(borrowed ? raw : ownBytes(raw));
     const affected = touched
       ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
       : [...this.indexes.values()];

@@ -1,10 +1,29 @@
 // The single place where mingo is called. Everything here works on view documents (see values.ts).
-import { Aggregator, Query, ProcessingMode, updateOne } from 'mingo';
+import type * as Mingo from 'mingo';
 import type { Options } from 'mingo/types';
+import type * as MingoUtil from 'mingo/util';
 import { fromQueryEngineError, MongoServerError } from './errors';
 import type { Doc } from './values';
 
 type EngineOptions = Partial<Options>;
+
+/**
+ * mingo, loaded when a command first needs it rather than when the server starts. Loading it is
+ * a visible part of a start after a crash (some 600 modules to initialise, tools/bench/README.md,
+ * "soak"), and a start needs none of it: loading the data reads index keys from the bytes, and
+ * the queries the apps make most are decided on the bytes too. A plain `require` because an
+ * `import` is evaluated when this module is; the types come from the imports above.
+ */
+let mingoModule: typeof Mingo | undefined;
+function mingo(): typeof Mingo {
+  return (mingoModule ??= require('mingo') as typeof Mingo);
+}
+
+/** mingo's deep copy of a view (update.ts), loaded as mingo is. */
+let mingoUtil: typeof MingoUtil | undefined;
+export function cloneDeep(value: Doc): Doc {
+  return (mingoUtil ??= require('mingo/util') as typeof MingoUtil).cloneDeep(value) as Doc;
+}
 
 function options(
   extra: { variables?: Doc; resolve?: (name: string) => Doc[] } = {},
@@ -15,7 +34,7 @@ function options(
     scriptEnabled: false,
     useStrictMode: true,
     failOnError: true,
-    processingMode: ProcessingMode.CLONE_OFF,
+    processingMode: mingo().ProcessingMode.CLONE_OFF,
     ...(extra.variables ? { variables: extra.variables } : {}),
     ...(extra.resolve ? { collectionResolver: extra.resolve } : {}),
   };
@@ -53,10 +72,10 @@ export function compileFilterOn<T>(
   if (simple) {
     // Plain scalar values are decided here; arrays (and anything unusual) still go to mingo, whose
     // Query is only built when a document needs it (it cannot fail to parse such a filter).
-    let q: Query | undefined;
+    let q: Mingo.Query | undefined;
     const slow = (item: T): boolean => {
       try {
-        return (q ??= new Query(filter, options({ variables }))).test(viewOf(item));
+        return (q ??= new (mingo().Query)(filter, options({ variables }))).test(viewOf(item));
       } catch (err) {
         throw fromQueryEngineError(err, 'query');
       }
@@ -74,7 +93,7 @@ export function compileFilterOn<T>(
     };
   }
   try {
-    const q = new Query(filter, options({ variables }));
+    const q = new (mingo().Query)(filter, options({ variables }));
     const test = (item: T): boolean => {
       try {
         return q.test(viewOf(item));
@@ -276,7 +295,7 @@ function mingoSort<T>(items: T[], viewOf: (item: T) => Doc, sort: Doc): T[] {
   const byView = new Map<Doc, T>();
   for (const item of items) byView.set(viewOf(item), item);
   try {
-    const sorted = new Query({}, options())
+    const sorted = new (mingo().Query)({}, options())
       .find([...byView.keys()])
       .sort(sort as Record<string, 1 | -1>)
       .all() as Doc[];
@@ -381,7 +400,7 @@ function compareCodePoints(a: string, b: string): number {
 
 export function project(docs: Doc[], projection: Doc, variables?: Doc): Doc[] {
   try {
-    return new Query({}, options({ variables })).find(docs, projection).all() as Doc[];
+    return new (mingo().Query)({}, options({ variables })).find(docs, projection).all() as Doc[];
   } catch (err) {
     throw fromQueryEngineError(err, 'projection');
   }
@@ -394,7 +413,7 @@ export function aggregate(
   variables?: Doc,
 ): Doc[] {
   try {
-    return new Aggregator(pipeline, options({ resolve, variables })).run(docs) as Doc[];
+    return new (mingo().Aggregator)(pipeline, options({ resolve, variables })).run(docs) as Doc[];
   } catch (err) {
     throw fromQueryEngineError(err, 'pipeline');
   }
@@ -437,7 +456,7 @@ export function checkUpdatePipeline(stages: Doc[]): void {
 export function runUpdatePipeline(view: Doc, stages: Doc[], variables?: Doc): Doc {
   let out: Doc[];
   try {
-    out = new Aggregator(stages, options({ variables })).run([view]) as Doc[];
+    out = new (mingo().Aggregator)(stages, options({ variables })).run([view]) as Doc[];
   } catch (err) {
     throw fromQueryEngineError(err, 'pipeline');
   }
@@ -457,7 +476,7 @@ export function evaluateLet(letDoc: Doc | undefined, base?: Doc): Doc | undefine
   for (const name of Object.keys(letDoc)) checkVariableName(name);
   let out: Doc[];
   try {
-    out = new Aggregator([{ $replaceWith: letDoc }], options({ variables: base })).run([
+    out = new (mingo().Aggregator)([{ $replaceWith: letDoc }], options({ variables: base })).run([
       {},
     ]) as Doc[];
   } catch (err) {
@@ -507,7 +526,7 @@ export function applyUpdate(
 ): Doc {
   const docs = [view];
   try {
-    updateOne(
+    mingo().updateOne(
       docs,
       condition,
       modifier as never,

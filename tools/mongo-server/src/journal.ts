@@ -153,8 +153,8 @@ function apply(store: Store, payload: Buffer): void {
     if (!c) throw new Error(`${meta['op']} on ${db}.${name}, which does not exist`);
     return c;
   };
-  // A view of the chunk read from the file; the collection copies it (snapshot.ts says why).
-  // Not decoded: the collection reads index keys and `_id` from the bytes.
+  // A view of the chunk read from the file, kept as such until Persistence.open has the store
+  // copy it (ownLoadedBytes). Not decoded: the collection reads index keys and `_id` from the bytes.
   const raw = (): Uint8Array => payload.subarray(metaSize);
   switch (meta['op']) {
     case 'create':
@@ -182,7 +182,7 @@ function apply(store: Store, payload: Buffer): void {
       const c = coll();
       const record = c.byIdOf(bytes);
       if (!record) throw new Error(`update of a document missing from ${db}.${name}`);
-      c.replaceBytes(record, bytes);
+      c.replaceBytes(record, bytes, undefined, true);
       return;
     }
     case 'delete': {

@@ -328,7 +328,7 @@ export function topValue(bytes: Uint8Array, field: string): unknown {
     case 0x08:
       return buf[v] !== 0;
     case 0x09:
-      return new Date(Number(buf.readBigInt64LE(v)));
+      return new Date(int64At(buf, v));
     case 0x0a:
       return null;
     case 0x06: // undefined (deprecated): decoded as undefined
@@ -336,7 +336,7 @@ export function topValue(bytes: Uint8Array, field: string): unknown {
     case 0x10:
       return buf.readInt32LE(v);
     case 0x12:
-      return Number(buf.readBigInt64LE(v));
+      return int64At(buf, v);
     case 0x13:
       return decimalAt(buf, v);
     case 0x04:
@@ -452,6 +452,15 @@ function keyBelow(
 }
 
 /** keyOf of one element's value (type `type`, value at `v`); see keyAtPath. */
+/**
+ * A BSON int64 (a long, a date's milliseconds) as the nearest double, as Number(readBigInt64LE)
+ * gives it, without making a BigInt: start-up reads one for every date and long in an index key.
+ * Both halves are exact doubles, so their sum is rounded once, to the same nearest double.
+ */
+function int64At(buf: Buffer, at: number): number {
+  return buf.readInt32LE(at + 4) * 4294967296 + buf.readUInt32LE(at);
+}
+
 function keyOfElement(buf: Buffer, v: number, type: number): string | null | undefined {
   switch (type) {
     case 0x01: {
@@ -471,7 +480,7 @@ function keyOfElement(buf: Buffer, v: number, type: number): string | null | und
     case 0x08:
       return buf[v] !== 0 ? 'b1' : 'b0';
     case 0x09:
-      return `t${new Date(Number(buf.readBigInt64LE(v))).getTime()}`;
+      return `t${new Date(int64At(buf, v)).getTime()}`;
     case 0x0a:
       return 'z';
     case 0x06: // undefined (deprecated): decoded as undefined, which an index takes as missing
@@ -479,7 +488,7 @@ function keyOfElement(buf: Buffer, v: number, type: number): string | null | und
     case 0x10:
       return `n${buf.readInt32LE(v)}`;
     case 0x12:
-      return `n${Number(buf.readBigInt64LE(v))}`;
+      return `n${int64At(buf, v)}`;
     case 0x13: {
       const d = decimalAt(buf, v);
       return Object.is(d, -0) ? 'n0' : `n${d}`;

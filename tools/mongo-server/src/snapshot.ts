@@ -64,10 +64,10 @@ export async function loadSnapshot(
         return;
       }
       if (remaining > 0 && coll) {
-        // `frame` is a view of the chunk read from the file; the collection copies the bytes into
-        // a buffer of their own (README "Memory": kept as a view, it held the whole 8 MiB chunk
-        // until every document read from it was replaced). Nothing is decoded: index keys are
-        // read from the bytes.
+        // `frame` is a view of the chunk read from the file, kept as such until Persistence.open
+        // has the store copy each document into a buffer of its own (ownLoadedBytes; README
+        // "Memory": kept as a view, it held the whole 8 MiB chunk until every document read from
+        // it was replaced). Nothing is decoded: index keys are read from the bytes.
         coll.load(frame);
         remaining--;
         documents++;

@@ -2,7 +2,11 @@
 // primitives here and in collection.ts, which report it to the change log (the journal) if any.
 import { Collection, type ChangeLog } from './collection';
 import { MongoServerError } from './errors';
+import { ownBytes } from './indexes';
 import type { Doc } from './values';
+
+/** Records given bytes of their own per turn of the event loop (a few milliseconds of copying). */
+const OWN_BYTES_BATCH = 2048;
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
@@ -12,6 +16,38 @@ export class Store {
   attachLog(log: ChangeLog | undefined): void {
     this.log = log;
     for (const colls of this.databases.values()) for (const c of colls.values()) c.log = log;
+  }
+
+  /**
+   * Gives every stored document's bytes a buffer of their own (indexes.ts ownBytes), a batch per
+   * turn of the event loop so that requests are answered meanwhile; ends early once `stopped()`.
+   * Start-up leaves the documents it loads as views into the chunks of the files they were read
+   * from (Persistence.open says why); once this has run, those chunks are garbage. Safe beside
+   * writes: bytes are never changed in place, so a copy holds the same document, and a record
+   * written since already has bytes of its own.
+   */
+  async ownLoadedBytes(stopped: () => boolean): Promise<number> {
+    let copied = 0;
+    let n = 0;
+    for (const colls of [...this.databases.values()]) {
+      for (const coll of [...colls.values()]) {
+        for (const record of coll.records) {
+          const raw = record.raw;
+          if (raw) {
+            const own = ownBytes(raw);
+            if (own !== raw) {
+              record.raw = own;
+              copied++;
+            }
+          }
+          if (++n % OWN_BYTES_BATCH === 0) {
+            await new Promise(setImmediate);
+            if (stopped()) return copied;
+          }
+        }
+      }
+    }
+    return copied;
   }
 
   collection(db: string, name: string): Collection | undefined {

@@ -3,8 +3,7 @@
 // mingo would silently skip (MongoDB errors on $inc of a string, $push to a non-array, ...), keeps BSON
 // types (see values.ts) and builds the document an upsert inserts.
 import { Timestamp, Long } from 'bson';
-import { cloneDeep } from 'mingo/util';
-import { applyUpdate, checkUpdatePipeline, runUpdatePipeline } from './engine';
+import { applyUpdate, checkUpdatePipeline, cloneDeep, runUpdatePipeline } from './engine';
 import { MongoServerError } from './errors';
 import {
   formatValue,
@@ -335,7 +334,7 @@ export function updatedDocument(
     const { _id: _ignored, ...rest } = replacement;
     return { _id: id, ...rest };
   }
-  const work = cloneDeep(oldView) as Doc;
+  const work = cloneDeep(oldView);
   let next: Doc;
   if (update.kind === 'pipeline') {
     // A new root without `_id` keeps the document's `_id` (MongoDB: "Updates with Aggregation

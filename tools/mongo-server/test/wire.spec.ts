@@ -119,6 +119,34 @@ describe('wire protocol', () => {
     expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
   });
 
+  it('when CRC-32C is computed eight bytes a step, then it equals the byte-at-a-time definition for any range and any split', () => {
+    // The definition (RFC 3720 B.4's reflected polynomial 0x82F63B78), one bit at a time.
+    const bitwise = (bytes: Uint8Array, start: number, end: number, previous = 0): number => {
+      let crc = ~previous >>> 0;
+      for (let i = start; i < end; i++) {
+        crc ^= bytes[i] as number;
+        for (let k = 0; k < 8; k++) crc = crc & 1 ? (0x82f63b78 ^ (crc >>> 1)) >>> 0 : crc >>> 1;
+      }
+      return ~crc >>> 0;
+    };
+    const bytes = Buffer.alloc(1000);
+    let seed = 7;
+    for (let i = 0; i < bytes.length; i++)
+      bytes[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    for (const [start, end] of [
+      [0, 0],
+      [0, 1],
+      [3, 10],
+      [1, 17],
+      [5, 999],
+      [0, 1000],
+    ] as const) {
+      expect(crc32c(bytes, start, end)).toBe(bitwise(bytes, start, end));
+      const mid = start + Math.floor((end - start) / 3);
+      expect(crc32c(bytes, mid, end, crc32c(bytes, start, mid))).toBe(bitwise(bytes, start, end));
+    }
+  });
+
   it('when the legacy OP_QUERY isMaster arrives, then an OP_REPLY answers it without topologyVersion', async () => {
     client.socket.write(
       opQuery(7, 'admin.$cmd', { isMaster: 1, helloOk: true, client: { driver: { name: 'raw' } } }),
