@@ -105,7 +105,7 @@ export class Collection {
    * journal replay): nothing is decoded unless an index needs more than its top-level scalars.
    * `raw` is kept as given, even as a view into the chunk of the file it was read from: start-up
    * leaves giving each loaded document a buffer of its own to `ownLoadedBytes`, once the server
-   * answers (Persistence.open says why).
+   * answers (Persistence.ownLoadedBytes says why).
    */
   load(raw: Uint8Array): StoredRecord {
     const record = new Stored(raw, this.seq++);

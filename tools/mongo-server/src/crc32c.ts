@@ -5,7 +5,7 @@
 // published method: eight tables, each byte of a 64-bit word looked up in its own): replaying the
 // journal checksums every byte of it, and a byte a step made that a visible part of a start after a
 // crash (tools/bench/README.md, "soak"). Verified against the standard check value
-// crc32c("123456789") === 0xe3069283 and against the byte-at-a-time form (test/journal.spec.ts).
+// crc32c("123456789") === 0xe3069283 and against the bitwise definition (test/wire.spec.ts).
 
 const POLY = 0x82f63b78;
 

@@ -64,8 +64,8 @@ export async function loadSnapshot(
         return;
       }
       if (remaining > 0 && coll) {
-        // `frame` is a view of the chunk read from the file, kept as such until Persistence.open
-        // has the store copy each document into a buffer of its own (ownLoadedBytes; README
+        // `frame` is a view of the chunk read from the file, kept as such until
+        // Persistence.ownLoadedBytes copies each document into a buffer of its own (README
         // "Memory": kept as a view, it held the whole 8 MiB chunk until every document read from
         // it was replaced). Nothing is decoded: index keys are read from the bytes.
         coll.load(frame);
