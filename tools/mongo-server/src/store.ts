@@ -7,6 +7,8 @@ import type { Doc } from './values';
 
 /** Records given bytes of their own per turn of the event loop (a few milliseconds of copying). */
 const OWN_BYTES_BATCH = 2048;
+/** Records added to a deferred index's tree per turn of the event loop (a few milliseconds). */
+const INDEX_BUILD_BATCH = 1024;
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
@@ -16,6 +18,24 @@ export class Store {
   attachLog(log: ChangeLog | undefined): void {
     this.log = log;
     for (const colls of this.databases.values()) for (const c of colls.values()) c.log = log;
+  }
+
+  /**
+   * Builds the trees of the indexes start-up deferred (Collection.restoreIndex), a batch of records
+   * per turn of the event loop so that requests are answered meanwhile; ends early once
+   * `stopped()`. A request that needs one of them before it is complete completes it itself
+   * (Index.buildSome); writes meanwhile change the trees as they are built (Index.building says
+   * why that is safe).
+   */
+  async buildDeferredIndexes(stopped: () => boolean): Promise<void> {
+    for (const colls of [...this.databases.values()]) {
+      for (const coll of [...colls.values()]) {
+        while (coll.buildDeferredIndexes(INDEX_BUILD_BATCH)) {
+          await new Promise(setImmediate);
+          if (stopped()) return;
+        }
+      }
+    }
   }
 
   /**
