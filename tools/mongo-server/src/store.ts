@@ -6,9 +6,9 @@ import { ownBytes } from './indexes';
 import type { Doc } from './values';
 
 /** Records given bytes of their own per turn of the event loop (a few milliseconds of copying). */
-const OWN_BYTES_BATCH = 2048;
+const OWN_BYTES_BATCH = 512;
 /** Records added to a deferred index's tree per turn of the event loop (a few milliseconds). */
-const INDEX_BUILD_BATCH = 1024;
+const INDEX_BUILD_BATCH = 256;
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
