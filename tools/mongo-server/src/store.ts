@@ -42,7 +42,7 @@ export class Store {
    * Gives every stored document's bytes a buffer of their own (indexes.ts ownBytes), a batch per
    * turn of the event loop so that requests are answered meanwhile; ends early once `stopped()`.
    * Start-up leaves the documents it loads as views into the chunks of the files they were read
-   * from (Persistence.ownLoadedBytes says why); once this has run, those chunks are garbage. Safe beside
+   * from (Persistence.finishStartup says why); once this has run, those chunks are garbage. Safe beside
    * writes: bytes are never changed in place, so a copy holds the same document, and a record
    * written since already has bytes of its own.
    */
