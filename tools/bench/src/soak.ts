@@ -24,7 +24,8 @@
  * Settings: SOAK_MINUTES (20), SOAK_WINDOW_MINUTES (5; at most a third of the run),
  * SOAK_IDLE_S (60), SOAK_PRIVACY_RPS (100), SOAK_REFSYNC_RPS (100), SOAK_SYNC_EVERY_S (120),
  * SOAK_ITEMS (refsync items, 20000), SOAK_CITIZENS (5000), SOAK_SERVER_ARGS (extra mongo-server
- * flags, e.g. "--journal-max-bytes 33554432").
+ * flags, e.g. "--journal-max-bytes 33554432"), SOAK_KEEP_CRASHED (a folder: the data folder as the
+ * SIGKILL left it is copied there before the restart, to profile that start-up again apart).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -96,6 +97,44 @@ async function processUsage(pid: number): Promise<{ rss: number; cpuS: number }>
   return { rss: rssKb * 1024, cpuS: ticks / 100 }; // USER_HZ is 100 on Linux
 }
 
+/** CPU ticks (1/100 s) each process on the machine has used so far, by pid, with a short name. */
+async function cpuOfAll(): Promise<Map<number, { name: string; ticks: number }>> {
+  const out = new Map<number, { name: string; ticks: number }>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmd = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').join(' ');
+      const name =
+        /apps\/([\w-]+)/.exec(cmd)?.[1] ??
+        (cmd.includes('mongo-server') ? 'mongo-server' : undefined) ??
+        (Number(entry) === process.pid ? 'this bench' : undefined) ??
+        stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(Number(entry), { name, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The processes that used the most CPU between two cpuOfAll readings, as "name 120 ms, ...". */
+function busiest(
+  before: Map<number, { name: string; ticks: number }>,
+  after: Map<number, { name: string; ticks: number }>,
+  skip: number,
+): string {
+  return [...after]
+    .filter(([pid]) => pid !== skip)
+    .map(([pid, a]) => ({ name: a.name, ms: (a.ticks - (before.get(pid)?.ticks ?? 0)) * 10 }))
+    .filter((p) => p.ms > 0)
+    .sort((x, y) => y.ms - x.ms)
+    .slice(0, 5)
+    .map((p) => `${p.name} ${p.ms} ms`)
+    .join(', ');
+}
+
 /** Sizes of the data file (snapshot) and its journal segments. */
 async function dataFolder(dataFile: string): Promise<{ snapshot: number; journal: number }> {
   const dir = join(dataFile, '..');
@@ -110,6 +149,17 @@ async function dataFolder(dataFile: string): Promise<{ snapshot: number; journal
     else if (name.startsWith(`${base}.journal.`)) journal += size;
   }
   return { snapshot, journal };
+}
+
+/** The data folder as a SIGKILL left it, copied to SOAK_KEEP_CRASHED when that is set. */
+async function keepCrashedCopy(dataFile: string): Promise<void> {
+  const to = process.env['SOAK_KEEP_CRASHED'];
+  if (!to) return;
+  const dir = join(dataFile, '..');
+  await rm(to, { recursive: true, force: true });
+  await mkdir(to, { recursive: true });
+  for (const name of await readdir(dir)) await copyFile(join(dir, name), join(to, name));
+  say(`data folder as the SIGKILL left it copied to ${to}`);
 }
 
 interface Latencies {
@@ -430,14 +480,20 @@ export async function run(): Promise<void> {
     const folder = await dataFolder(dataFile);
     const folderBytes = folder.snapshot + folder.journal;
     const bound = Math.max(1000, (folderBytes / (100 * MIB)) * 1000);
+    // The driver's code is compiled on its first use in this process (the load used HTTP only): a
+    // ping now keeps that compiling out of the restart's timing, which is the server's.
+    await pingOnce(mongo.uri);
     await mongo.kill('SIGKILL');
+    await keepCrashedCopy(dataFile);
     const afterKill = await timedStart(mongo);
     const beforeClean = await dataFolder(dataFile);
     await mongo.kill('SIGTERM');
     const afterStop = await dataFolder(dataFile);
     const afterClean = await timedStart(mongo);
     const shown = (s: StartTimes) =>
-      `ping in ${s.wallMs} ms (the server's CPU by then ${s.cpuMs} ms, its load ${s.loadMs} ms)`;
+      `ping in ${s.wallMs} ms (listening after ${s.readyMs} ms; the server's CPU by then ${s.cpuMs} ms, ` +
+      `its load ${s.loadMs} ms; ` +
+      `the busiest other processes meanwhile: ${s.others || 'none'})`;
     say(
       `start-up: data folder ${mib(folderBytes)} (journal ${mib(folder.journal)}), load average ` +
         `${loadavg()[0]?.toFixed(1)}; after SIGKILL ${shown(afterKill)}: target ≤ ${Math.round(bound)} ms ` +
@@ -455,10 +511,14 @@ export async function run(): Promise<void> {
 interface StartTimes {
   /** From the restart until a ping was answered. */
   wallMs: number;
+  /** From the restart until the server said it listens (its "ready" line). */
+  readyMs: number;
   /** CPU time the server process had used by then (what a busy machine does not inflate). */
   cpuMs: number;
   /** The server's own figure for loading the data file ("data file loaded"). */
   loadMs: number;
+  /** The other processes that used the most CPU meanwhile. */
+  others: string;
 }
 
 /**
@@ -468,18 +528,26 @@ interface StartTimes {
  * 500 ms apart), so the time measured was rounded up to the next heartbeat rather than the server's.
  */
 async function timedStart(mongo: ServerProcess): Promise<StartTimes> {
+  const cpuBefore = await cpuOfAll();
   const begun = nowMs();
   await mongo.restart();
-  const client = new MongoClient(mongo.uri, {
+  const readyMs = Math.round(nowMs() - begun);
+  const wallMs = Math.round((await pingOnce(mongo.uri)) - begun);
+  const cpuMs = Math.round((await processUsage(mongo.pid as number)).cpuS * 1000);
+  const loaded = mongo.lines.find((l) => l['msg'] === 'data file loaded');
+  const others = busiest(cpuBefore, await cpuOfAll(), mongo.pid as number);
+  return { wallMs, readyMs, cpuMs, loadMs: Number(loaded?.['ms'] ?? NaN), others };
+}
+
+/** One ping on a connection of its own (see timedStart); when it was answered (nowMs). */
+async function pingOnce(uri: string): Promise<number> {
+  const client = new MongoClient(uri, {
     directConnection: true,
     serverSelectionTimeoutMS: 60_000,
   });
   try {
     await client.db('admin').command({ ping: 1 });
-    const wallMs = Math.round(nowMs() - begun);
-    const cpuMs = Math.round((await processUsage(mongo.pid as number)).cpuS * 1000);
-    const loaded = mongo.lines.find((l) => l['msg'] === 'data file loaded');
-    return { wallMs, cpuMs, loadMs: Number(loaded?.['ms'] ?? NaN) };
+    return nowMs();
   } finally {
     await client.close();
   }

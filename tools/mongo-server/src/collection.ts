@@ -40,8 +40,10 @@ export class Collection {
   /** Set by the store (Store.attachLog); the write primitives below report to it. */
   log: ChangeLog | undefined;
   private seq = 0;
-  /** Reads the top-level fields all indexes key on in one walk; renewed when indexes change. */
+  /** Reads the top-level fields all indexes key on in one walk (`tops`). */
   private topsOfIndexes: TopElements | undefined;
+  /** The same for the indexes whose trees are built (`tops`). */
+  private topsOfBuilt: TopElements | undefined;
 
   constructor(
     readonly db: string,
@@ -104,15 +106,18 @@ export class Collection {
    * Stores a document given only as its BSON bytes, as it was stored before (snapshot load and
    * journal replay): nothing is decoded unless an index needs more than its top-level scalars.
    * `raw` is kept as given, even as a view into the chunk of the file it was read from: start-up
-   * leaves giving each loaded document a buffer of its own to `ownLoadedBytes`, once the server
-   * answers (Persistence.ownLoadedBytes says why).
+   * leaves giving each loaded document a buffer of its own to Store.ownLoadedBytes, once the server
+   * answers (Persistence.finishStartup says why). Indexes whose build is deferred
+   * (`restoreIndex`) are left alone: they are built from the records later.
    */
   load(raw: Uint8Array): StoredRecord {
     const record = new Stored(raw, this.seq++);
     // No checkUnique pass: what was stored was unique when written; Index.add still refuses a
     // duplicate key (a damaged data folder), which fails the start-up.
-    const tops = this.tops().read(record.raw);
-    for (const index of this.indexes.values()) index.add(record, index.keysOf(record, tops), true);
+    const tops = this.tops(true).read(record.raw);
+    for (const index of this.indexes.values()) {
+      if (!index.deferred) index.add(record, index.keysOf(record, tops), true);
+    }
     this.records.add(record);
     this.log?.inserted(this, record);
     return record;
@@ -130,11 +135,42 @@ export class Collection {
     return record;
   }
 
-  private tops(): TopElements {
-    this.topsOfIndexes ??= new TopElements([
-      ...new Set([...this.indexes.values()].flatMap((i) => i.topLevelFields)),
-    ]);
+  /**
+   * Reads the top-level fields the indexes key on; `builtOnly`: those of the indexes whose trees
+   * are built (what `load` adds to). Renewed when indexes are created, dropped or built here
+   * (`buildDeferredIndexes`); an index built by its first lookup leaves the second reader short of
+   * its fields, which only sends its keys the slow way (Index.keysOf decodes what was not read).
+   */
+  private tops(builtOnly = false): TopElements {
+    const fieldsOf = (indexes: Index[]) => [...new Set(indexes.flatMap((i) => i.topLevelFields))];
+    if (builtOnly) {
+      this.topsOfBuilt ??= new TopElements(
+        fieldsOf([...this.indexes.values()].filter((i) => !i.deferred)),
+      );
+      return this.topsOfBuilt;
+    }
+    this.topsOfIndexes ??= new TopElements(fieldsOf([...this.indexes.values()]));
     return this.topsOfIndexes;
+  }
+
+  private indexesChanged(): void {
+    this.topsOfIndexes = undefined;
+    this.topsOfBuilt = undefined;
+  }
+
+  /**
+   * Adds up to `limit` records to the tree of an index whose build was deferred (`restoreIndex`);
+   * false when none is left to build.
+   */
+  buildDeferredIndexes(limit: number): boolean {
+    for (const index of this.indexes.values()) {
+      if (!index.pending) continue;
+      // Once begun, its tree takes every change, loaded documents included.
+      if (index.deferred) this.indexesChanged();
+      index.buildSome(limit);
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -162,19 +198,21 @@ export class Collection {
   }
 
   /**
-   * Replaces a record's bytes with `raw`, already checked. `borrowed`: journal replay, whose bytes
-   * are kept as given, as `load` keeps them.
+   * Replaces a record's bytes with `raw`, already checked. `replaying`: journal replay, whose bytes
+   * are kept as given, as `load` keeps them, and which leaves deferred indexes alone as `load`
+   * does (what it replays was valid when written). Any other write computes every index's keys,
+   * deferred or not: that is what refuses a document a compound index cannot hold.
    */
   replaceBytes(
     record: StoredRecord,
     raw: Uint8Array,
     touched?: ReadonlySet<string>,
-    borrowed = false,
+    replaying = false,
   ): void {
-    const next = new Stored(borrowed ? raw : ownBytes(raw));
-    const affected = touched
-      ? [...this.indexes.values()].filter((i) => i.readsAny(touched))
-      : [...this.indexes.values()];
+    const next = new Stored(replaying ? raw : ownBytes(raw));
+    const affected = [...this.indexes.values()].filter(
+      (i) => (!touched || i.readsAny(touched)) && !(replaying && i.deferred),
+    );
     const tops = this.tops().read(next.raw);
     const keys = affected.map((index) => index.checkUnique(next, record, index.keysOf(next, tops)));
     const oldTops = record.raw ? this.tops().read(record.raw) : undefined;
@@ -311,15 +349,32 @@ export class Collection {
     const index = new Index(spec, this.ns);
     for (const record of this.records) index.add(record, index.checkUnique(record));
     this.indexes.set(spec.name, index);
-    this.topsOfIndexes = undefined;
+    this.indexesChanged();
     this.log?.indexCreated(this, spec);
     return true;
+  }
+
+  /**
+   * An index as a snapshot lists it, before the collection's documents are loaded. A non-unique
+   * one is built once first needed, or once the server answers (Store.buildDeferredIndexes),
+   * rather than document by document as they load: start-up after a crash is an outage, and
+   * building every index's tree was most of it (tools/mongo-server/README.md, "Persistence"). A
+   * unique one is built as the documents load: it is what refuses a duplicate on every write, and
+   * a damaged data folder holding one then fails the start-up.
+   */
+  restoreIndex(spec: IndexSpec): void {
+    this.createIndex(spec);
+    const index = this.indexes.get(spec.name) as Index;
+    if (!index.unique && this.records.size === 0) {
+      index.deferBuild(this.records);
+      this.indexesChanged();
+    }
   }
 
   /** Drops an index by name; false when there is none. The `_id_` index is the caller's to refuse. */
   dropIndex(name: string): boolean {
     if (!this.indexes.delete(name)) return false;
-    this.topsOfIndexes = undefined;
+    this.indexesChanged();
     this.log?.indexDropped(this, name);
     return true;
   }

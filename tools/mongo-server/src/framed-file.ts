@@ -18,6 +18,8 @@ export interface FramesRead {
 }
 
 const CHUNK = 8 * 1024 * 1024;
+/** Room before each chunk for the end of the previous one: most frames are far shorter. */
+const CARRY = 256 * 1024;
 
 export async function readFrames(
   file: string,
@@ -25,12 +27,25 @@ export async function readFrames(
   onFrame: (frame: Buffer, offset: number) => void,
 ): Promise<FramesRead> {
   const handle = await fs.open(file, 'r');
+  // The next chunk is read while the frames of this one are handled, so that reading (done by
+  // libuv's threads) and handling overlap instead of taking turns. It is read after a gap of
+  // CARRY bytes, where the frame cut by this chunk's end is then copied, in front of the rest of it.
+  let reading: Promise<{ buf: Buffer; length: number }> | undefined;
   try {
     const size = (await handle.stat()).size;
-    let buf = Buffer.alloc(0);
+    let readPos = 0;
+    const readChunk = () => {
+      if (readPos >= size) return undefined;
+      const length = Math.min(CHUNK, size - readPos);
+      const buf = Buffer.allocUnsafe(CARRY + length);
+      const from = readPos;
+      readPos += length;
+      return handle.read(buf, CARRY, length, from).then((r) => ({ buf, length: r.bytesRead }));
+    };
+    let buf: Buffer = Buffer.alloc(0);
     let bufStart = 0; // file offset of buf[0]
     let at = 0;
-    let readPos = 0;
+    reading = readChunk();
     for (;;) {
       for (;;) {
         const r = check(buf, at, buf.length - at);
@@ -39,20 +54,28 @@ export async function readFrames(
         onFrame(buf.subarray(at, at + r), bufStart + at);
         at += r;
       }
-      if (readPos >= size) {
+      if (!reading) {
         return { end: bufStart + at, size, stop: at === buf.length ? 'eof' : 'incomplete' };
       }
+      const next = await reading;
+      reading = undefined;
+      if (next.length === 0) return { end: bufStart + at, size, stop: 'incomplete' };
+      reading = readChunk();
       const rest = buf.length - at;
-      const next = Buffer.allocUnsafe(rest + Math.min(CHUNK, size - readPos));
-      buf.copy(next, 0, at);
-      const { bytesRead } = await handle.read(next, rest, next.length - rest, readPos);
-      if (bytesRead === 0) return { end: bufStart + at, size, stop: 'incomplete' };
-      readPos += bytesRead;
       bufStart += at;
-      buf = next.subarray(0, rest + bytesRead);
+      const end = CARRY + next.length;
+      if (rest <= CARRY) {
+        buf.copy(next.buf, CARRY - rest, at);
+        buf = next.buf.subarray(CARRY - rest, end);
+      } else {
+        // A frame longer than the gap (a document of more than CARRY bytes) cut by the end.
+        buf = Buffer.concat([buf.subarray(at), next.buf.subarray(CARRY, end)]);
+      }
       at = 0;
     }
   } finally {
+    // A read still under way (an early return) must end before the file is closed.
+    await reading?.catch(() => undefined);
     await handle.close();
   }
 }

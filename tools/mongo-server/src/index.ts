@@ -54,7 +54,7 @@ export async function start(opts: StartOptions = {}): Promise<RunningMongoServer
     await persistence?.close();
     throw err;
   }
-  persistence?.ownLoadedBytes();
+  persistence?.finishStartup();
   const timers = [
     setInterval(() => ttlSweep(store, logger), opts.ttlMonitorIntervalMs ?? TTL_INTERVAL_MS),
     setInterval(() => server.cursors.reapIdle(), CURSOR_REAP_INTERVAL_MS),

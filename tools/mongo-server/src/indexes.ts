@@ -8,7 +8,7 @@
 import { compileFilter, type Matcher } from './engine';
 import { MongoServerError } from './errors';
 import { deserialize } from 'bson';
-import { keyAtPath, type TopElements } from './raw';
+import { keyAtPath, TopElements } from './raw';
 import { formatValue, keyOf, toView, toViewDoc, valuesAtPath, type Doc } from './values';
 import { DESERIALIZE } from './wire';
 
@@ -139,7 +139,20 @@ export class Index {
   private readonly partial?: Matcher;
   /** Each key field's path, split at its dots (keys read from the bytes). */
   private readonly paths: string[][];
-
+  /**
+   * Set while the tree's build is deferred and not begun (`deferBuild`): the records it is to be
+   * built from, the collection's own set. Until the build begins, adding and removing a record
+   * changes nothing: the build reads the records as they are by then.
+   */
+  private unbuilt: Iterable<StoredRecord> | undefined;
+  /**
+   * Set while a deferred build is under way (`buildSome`): where it is in the records. A Set's
+   * iterator is live (it visits what is added after it started and skips what is deleted before
+   * it got there), and every change is applied to the tree meanwhile, so a record changed before
+   * the build reaches it is simply added again there, with the keys it has then (adding is
+   * idempotent).
+   */
+  private building: Iterator<StoredRecord> | undefined;
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
@@ -153,6 +166,48 @@ export class Index {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /**
+   * Leaves the tree to be built from `records` later (`buildSome`, or in one go when a lookup or a
+   * scan first needs it) instead of record by record as they are added. Start-up does so for
+   * non-unique indexes (Collection.restoreIndex says why). Only for an index nothing was added to
+   * yet, and never for a unique one: its tree is what refuses a duplicate on every write.
+   */
+  deferBuild(records: Iterable<StoredRecord>): void {
+    if (this.unique || this.root.size > 0) throw new Error(`index ${this.name} cannot be deferred`);
+    this.unbuilt = records;
+  }
+
+  /** Whether the tree's build is deferred and not begun (`deferBuild`). */
+  get deferred(): boolean {
+    return this.unbuilt !== undefined;
+  }
+
+  /** Whether the tree's build is deferred and not complete (begun or not). */
+  get pending(): boolean {
+    return this.unbuilt !== undefined || this.building !== undefined;
+  }
+
+  /** Adds up to `limit` records to a deferred tree; true once the tree is complete. */
+  buildSome(limit = Number.POSITIVE_INFINITY): boolean {
+    if (this.unbuilt) {
+      this.building = this.unbuilt[Symbol.iterator]();
+      this.unbuilt = undefined;
+    }
+    const records = this.building;
+    if (records === undefined) return true;
+    const tops = new TopElements(this.topFields);
+    for (let n = 0; n < limit; n++) {
+      const next = records.next();
+      if (next.done) {
+        this.building = undefined;
+        return true;
+      }
+      const record = next.value;
+      this.add(record, this.keysOf(record, record.raw ? tops.read(record.raw) : undefined));
+    }
+    return false;
   }
 
   get unique(): boolean {
@@ -269,6 +324,7 @@ export class Index {
   }
 
   private holdersAt(parts: KeyParts): Holders | undefined {
+    this.buildSome();
     let level: Level = this.root;
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
@@ -285,7 +341,9 @@ export class Index {
    * that were unique when written); a unique index then still refuses a second record with the
    * same key here, so a damaged data folder fails start-up instead of holding duplicates.
    */
-  add(record: StoredRecord, keys = this.keysOf(record), unchecked = false): void {
+  add(record: StoredRecord, keys?: KeyParts[], unchecked = false): void {
+    if (this.unbuilt) return;
+    keys ??= this.keysOf(record);
     if (keys.length > 1) this.multikey = true;
     const last = this.fields.length - 1;
     for (const parts of keys) {
@@ -306,8 +364,9 @@ export class Index {
   }
 
   /** Unindexes a record; `keys`: the keys it was added with (by default, of its current bytes). */
-  remove(record: StoredRecord, keys = this.keysOf(record)): void {
-    for (const parts of keys) removeFromLevel(this.root, parts, 0, record);
+  remove(record: StoredRecord, keys?: KeyParts[]): void {
+    if (this.unbuilt) return;
+    for (const parts of keys ?? this.keysOf(record)) removeFromLevel(this.root, parts, 0, record);
   }
 
   /**
@@ -317,6 +376,7 @@ export class Index {
    * bound is used, since different elements of an array may satisfy the two bounds.
    */
   scan(prefixes: unknown[][], range?: NumericRange): StoredRecord[] {
+    this.buildSome();
     let bounds = range;
     if (range && this.multikey && range.lo !== undefined && range.hi !== undefined) {
       bounds = { lo: range.lo, loInclusive: range.loInclusive };

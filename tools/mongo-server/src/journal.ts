@@ -153,7 +153,7 @@ function apply(store: Store, payload: Buffer): void {
     if (!c) throw new Error(`${meta['op']} on ${db}.${name}, which does not exist`);
     return c;
   };
-  // A view of the chunk read from the file, kept as such until Persistence.ownLoadedBytes copies
+  // A view of the chunk read from the file, kept as such until Persistence.finishStartup copies
   // it. Not decoded: the collection reads index keys and `_id` from the bytes.
   const raw = (): Uint8Array => payload.subarray(metaSize);
   switch (meta['op']) {

@@ -64,8 +64,8 @@ const MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
 
 export class Persistence {
   private compacting: Promise<void> | undefined;
-  /** ownLoadedBytes while it runs. */
-  private owning: Promise<void> | undefined;
+  /** finishStartup while it runs. */
+  private finishing: Promise<void> | undefined;
   private closing = false;
   private compactions = 0;
   /** After a failed compaction: the journal size to wait for before trying again. */
@@ -166,27 +166,25 @@ export class Persistence {
   }
 
   /**
-   * Gives the documents start-up loaded buffers of their own, in the background (the caller starts
-   * it once the server answers). Start-up keeps each loaded document as a view into the 8 MiB chunk
-   * of the snapshot or journal it was read from: copying each there, one buffer per document, was
-   * the largest single cost of a start after the index inserts (tools/bench/README.md, "soak"), and
-   * a start after a crash is an outage. Left as views, the chunks would stay alive as long as any
-   * of their documents (README "Memory"), so they are copied here, a batch at a time, while the
-   * server already answers.
+   * What start-up leaves until the server answers (the caller starts it then), in the background, a
+   * batch per turn of the event loop: a start after a crash is an outage, and these were most of
+   * its cost (tools/bench/README.md, "soak").
+   * - The trees of non-unique indexes (Collection.restoreIndex): a request that needs one before
+   *   its turn builds it itself.
+   * - A buffer of its own for each loaded document. Start-up keeps each as a view into the 8 MiB
+   *   chunk of the snapshot or journal it was read from; left so, the chunks would stay alive as
+   *   long as any of their documents (README "Memory"), so each is copied here.
    */
-  ownLoadedBytes(): void {
+  finishStartup(): void {
     const started = process.hrtime.bigint();
-    this.owning ??= this.store
-      .ownLoadedBytes(() => this.closing)
-      .then((documents) =>
-        this.logger.info(
-          { documents, ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) },
-          'loaded documents have buffers of their own',
-        ),
-      )
-      .catch((err: unknown) =>
-        this.logger.error({ err }, 'giving loaded documents buffers of their own failed'),
-      );
+    const ms = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const stopped = () => this.closing;
+    this.finishing ??= (async () => {
+      await this.store.buildDeferredIndexes(stopped);
+      this.logger.info({ ms: ms() }, 'deferred indexes built');
+      const documents = await this.store.ownLoadedBytes(stopped);
+      this.logger.info({ documents, ms: ms() }, 'loaded documents have buffers of their own');
+    })().catch((err: unknown) => this.logger.error({ err }, 'finishing the start-up failed'));
   }
 
   /** Resolves once every change made so far is written and fsynced (writes with `j: true`). */
@@ -293,7 +291,7 @@ export class Persistence {
    */
   async close(): Promise<void> {
     this.closing = true;
-    await this.owning;
+    await this.finishing;
     await this.compacting?.catch(() => undefined);
     await this.writer.sync();
     if (this.opts.snapshotOnStop !== false && this.journalBytes() > 0)

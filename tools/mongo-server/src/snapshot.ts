@@ -65,7 +65,7 @@ export async function loadSnapshot(
       }
       if (remaining > 0 && coll) {
         // `frame` is a view of the chunk read from the file, kept as such until
-        // Persistence.ownLoadedBytes copies each document into a buffer of its own (README
+        // Persistence.finishStartup copies each document into a buffer of its own (README
         // "Memory": kept as a view, it held the whole 8 MiB chunk until every document read from
         // it was replaced). Nothing is decoded: index keys are read from the bytes.
         coll.load(frame);
@@ -83,7 +83,7 @@ export async function loadSnapshot(
         String(meta['collection']),
         (meta['options'] as Doc) ?? {},
       );
-      for (const spec of (meta['indexes'] as Doc[]) ?? []) coll.createIndex(specFromStored(spec));
+      for (const spec of (meta['indexes'] as Doc[]) ?? []) coll.restoreIndex(specFromStored(spec));
       remaining = num(meta['count']) ?? 0;
       collections++;
     });

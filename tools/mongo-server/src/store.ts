@@ -6,7 +6,9 @@ import { ownBytes } from './indexes';
 import type { Doc } from './values';
 
 /** Records given bytes of their own per turn of the event loop (a few milliseconds of copying). */
-const OWN_BYTES_BATCH = 2048;
+const OWN_BYTES_BATCH = 512;
+/** Records added to a deferred index's tree per turn of the event loop (a few milliseconds). */
+const INDEX_BUILD_BATCH = 256;
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
@@ -19,10 +21,28 @@ export class Store {
   }
 
   /**
+   * Builds the trees of the indexes start-up deferred (Collection.restoreIndex), a batch of records
+   * per turn of the event loop so that requests are answered meanwhile; ends early once
+   * `stopped()`. A request that needs one of them before it is complete completes it itself
+   * (Index.buildSome); writes meanwhile change the trees as they are built (Index.building says
+   * why that is safe).
+   */
+  async buildDeferredIndexes(stopped: () => boolean): Promise<void> {
+    for (const colls of [...this.databases.values()]) {
+      for (const coll of [...colls.values()]) {
+        while (coll.buildDeferredIndexes(INDEX_BUILD_BATCH)) {
+          await new Promise(setImmediate);
+          if (stopped()) return;
+        }
+      }
+    }
+  }
+
+  /**
    * Gives every stored document's bytes a buffer of their own (indexes.ts ownBytes), a batch per
    * turn of the event loop so that requests are answered meanwhile; ends early once `stopped()`.
    * Start-up leaves the documents it loads as views into the chunks of the files they were read
-   * from (Persistence.ownLoadedBytes says why); once this has run, those chunks are garbage. Safe beside
+   * from (Persistence.finishStartup says why); once this has run, those chunks are garbage. Safe beside
    * writes: bytes are never changed in place, so a copy holds the same document, and a record
    * written since already has bytes of its own.
    */

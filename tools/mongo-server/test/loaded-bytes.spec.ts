@@ -1,6 +1,6 @@
 // Start-up keeps the documents it loads as views into the chunks of the files they were read from,
 // and gives them buffers of their own once the server answers (Store.ownLoadedBytes, started by
-// Persistence.ownLoadedBytes): a view left in place would keep its whole 8 MiB chunk alive (README
+// Persistence.finishStartup): a view left in place would keep its whole 8 MiB chunk alive (README
 // "Memory"), and the copy must never change what a document holds, even beside writes.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
