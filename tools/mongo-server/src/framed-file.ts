@@ -34,14 +34,21 @@ export async function readFrames(
   try {
     const size = (await handle.stat()).size;
     let readPos = 0;
-    const readChunk = () => {
-      if (readPos >= size) return undefined;
-      const length = Math.min(CHUNK, size - readPos);
+    // One read at a time: the next is started only once this one has ended, so `readPos` moves on
+    // by what was read. A read may return fewer bytes than asked (the file cut meanwhile); the
+    // chunk is then what was read, and the next read finds the end.
+    const fill = async (length: number) => {
       const buf = Buffer.allocUnsafe(CARRY + length);
-      const from = readPos;
-      readPos += length;
-      return handle.read(buf, CARRY, length, from).then((r) => ({ buf, length: r.bytesRead }));
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await handle.read(buf, CARRY + got, length - got, readPos + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      readPos += got;
+      return { buf, length: got };
     };
+    const readChunk = () => (readPos >= size ? undefined : fill(Math.min(CHUNK, size - readPos)));
     let buf: Buffer = Buffer.alloc(0);
     let bufStart = 0; // file offset of buf[0]
     let at = 0;

@@ -5,9 +5,13 @@ import { MongoServerError } from './errors';
 import { ownBytes } from './indexes';
 import type { Doc } from './values';
 
-/** Records given bytes of their own per turn of the event loop (a few milliseconds of copying). */
+/**
+ * Work per turn of the event loop for what start-up leaves until the server answers: a request that
+ * arrives meanwhile waits for the batch under way, so batches are kept small (figures:
+ * tools/mongo-server/README.md, "Persistence"). Records given bytes of their own per turn:
+ */
 const OWN_BYTES_BATCH = 512;
-/** Records added to a deferred index's tree per turn of the event loop (a few milliseconds). */
+/** Records added to a deferred index's tree per turn. */
 const INDEX_BUILD_BATCH = 256;
 
 export class Store {
