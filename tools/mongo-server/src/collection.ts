@@ -12,6 +12,7 @@ import {
   type StoredRecord,
 } from './indexes';
 import { TopElements, topKey } from './raw';
+import { rawOf } from './journal';
 import { isPlainObject, newObjectId, toView, type Doc } from './values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -34,9 +35,18 @@ export interface ChangeLog {
 }
 
 export class Collection {
-  readonly records = new Set<StoredRecord>();
-  readonly indexes = new Map<string, Index>();
   readonly uuid = new UUID();
+  /** `records` and `indexes` once the collection is loaded (`loaded` says why they wait). */
+  private readonly stored = new Set<StoredRecord>();
+  private readonly byName = new Map<string, Index>();
+  /**
+   * Set while the documents read from the data files are not loaded yet (`deferLoad`): their
+   * bytes, in natural order; `loadSome` loads them from `unloadedAt` on.
+   */
+  private unloaded: Uint8Array[] | undefined;
+  private unloadedAt = 0;
+  /** Set when loading found the stored documents damaged (`loadSome`): every access throws it. */
+  private damage: MongoServerError | undefined;
   /** Set by the store (Store.attachLog); the write primitives below report to it. */
   log: ChangeLog | undefined;
   private seq = 0;
@@ -50,7 +60,104 @@ export class Collection {
     readonly name: string,
     readonly options: Doc = {},
   ) {
-    this.indexes.set('_id_', new Index({ v: 2, key: { _id: 1 }, name: '_id_' }, this.ns));
+    this.byName.set('_id_', new Index({ v: 2, key: { _id: 1 }, name: '_id_' }, this.ns));
+  }
+
+  /** The documents, in natural order (insertion order); loads them first if start-up left them. */
+  get records(): Set<StoredRecord> {
+    this.loaded();
+    return this.stored;
+  }
+
+  /** The indexes by name; loads the documents first if start-up left them (their trees need them). */
+  get indexes(): Map<string, Index> {
+    this.loaded();
+    return this.byName;
+  }
+
+  /** How many documents it holds, loaded or not (start-up's log). */
+  get documentCount(): number {
+    return this.stored.size + (this.unloaded ? this.unloaded.length - this.unloadedAt : 0);
+  }
+
+  /** Why its documents cannot be served (`loadSome`), if they cannot. */
+  get damaged(): MongoServerError | undefined {
+    return this.damage;
+  }
+
+  /**
+   * Whether start-up left documents to load: `deferLoad`, until `loadSome` has loaded them all.
+   */
+  get loadPending(): boolean {
+    return this.unloaded !== undefined;
+  }
+
+  /**
+   * From now on `load` only keeps the documents' bytes, in order, until the collection is first
+   * used or `loadSome` loads them once the server answers (Persistence.finishStartup). Start-up after
+   * a crash is an outage, and loading every collection was most of it, while many collections are
+   * not needed at once; one the journal changes beyond appending to it is loaded there and then, by
+   * its first lookup. Only for a collection nothing was loaded into yet.
+   */
+  deferLoad(): void {
+    if (this.stored.size > 0) throw new Error(`${this.ns} cannot defer its load`);
+    this.unloaded ??= [];
+  }
+
+  /**
+   * Every access to the documents or the indexes comes through here (`records`, `indexes`): what
+   * start-up left unloaded is loaded first, so a command never sees part of a collection.
+   */
+  private loaded(): void {
+    if (this.damage) throw this.damage;
+    if (this.unloaded) this.loadSome(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Loads up to `limit` of the documents start-up left (`deferLoad`); true while some are left.
+   * A document the unique indexes refuse (a duplicate key: the data files are damaged) marks the
+   * collection damaged: that error is thrown, then, and by every later access, so no command is
+   * answered from part of the documents, and a snapshot writes them back as they were read
+   * (`rawsToSnapshot`) rather than losing any.
+   */
+  loadSome(limit: number): boolean {
+    if (this.damage) throw this.damage;
+    const raws = this.unloaded;
+    if (!raws) return false;
+    const end = Math.min(raws.length, this.unloadedAt + limit);
+    try {
+      while (this.unloadedAt < end) this.loadNow(raws[this.unloadedAt++] as Uint8Array);
+    } catch (err) {
+      this.damage = new MongoServerError(
+        'InternalError',
+        `${this.ns} cannot be served: its stored documents are damaged (${(err as Error).message})`,
+      );
+      throw this.damage;
+    }
+    if (this.unloadedAt < raws.length) return true;
+    this.unloaded = undefined;
+    this.unloadedAt = 0;
+    return false;
+  }
+
+  /** The indexes' specs, loaded or not (a snapshot lists them). */
+  indexSpecs(): IndexSpec[] {
+    return [...this.byName.values()].map((i) => i.spec);
+  }
+
+  /**
+   * The documents' bytes as a snapshot writes them, in natural order, without loading what is not
+   * loaded yet: the records', then those left to load. When the collection is damaged, every
+   * document as it was read, so that a snapshot keeps what the files held.
+   */
+  rawsToSnapshot(): Uint8Array[] {
+    const left = this.unloaded ?? [];
+    if (this.damage) return left;
+    const raws = new Array<Uint8Array>(this.stored.size + left.length - this.unloadedAt);
+    let i = 0;
+    for (const r of this.stored) raws[i++] = rawOf(r);
+    for (let j = this.unloadedAt; j < left.length; j++) raws[i++] = left[j] as Uint8Array;
+    return raws;
   }
 
   get ns(): string {
@@ -110,17 +217,21 @@ export class Collection {
    * answers (Persistence.finishStartup says why). Indexes whose build is deferred
    * (`restoreIndex`) are left alone: they are built from the records later.
    */
-  load(raw: Uint8Array): StoredRecord {
+  load(raw: Uint8Array): void {
+    if (this.unloaded) this.unloaded.push(raw);
+    else this.loadNow(raw);
+  }
+
+  private loadNow(raw: Uint8Array): void {
     const record = new Stored(raw, this.seq++);
     // No checkUnique pass: what was stored was unique when written; Index.add still refuses a
-    // duplicate key (a damaged data folder), which fails the start-up.
+    // duplicate key (a damaged data folder), which fails the start-up or marks the collection
+    // damaged (`loadSome`).
     const tops = this.tops(true).read(record.raw);
-    for (const index of this.indexes.values()) {
+    for (const index of this.byName.values()) {
       if (!index.deferred) index.add(record, index.keysOf(record, tops), true);
     }
-    this.records.add(record);
-    this.log?.inserted(this, record);
-    return record;
+    this.stored.add(record);
   }
 
   private add(record: StoredRecord): StoredRecord {
@@ -145,11 +256,11 @@ export class Collection {
     const fieldsOf = (indexes: Index[]) => [...new Set(indexes.flatMap((i) => i.topLevelFields))];
     if (builtOnly) {
       this.topsOfBuilt ??= new TopElements(
-        fieldsOf([...this.indexes.values()].filter((i) => !i.deferred)),
+        fieldsOf([...this.byName.values()].filter((i) => !i.deferred)),
       );
       return this.topsOfBuilt;
     }
-    this.topsOfIndexes ??= new TopElements(fieldsOf([...this.indexes.values()]));
+    this.topsOfIndexes ??= new TopElements(fieldsOf([...this.byName.values()]));
     return this.topsOfIndexes;
   }
 

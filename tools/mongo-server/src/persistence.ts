@@ -130,7 +130,7 @@ export class Persistence {
     }
     let documents = 0;
     for (const colls of store.databases.values())
-      for (const c of colls.values()) documents += c.records.size;
+      for (const c of colls.values()) documents += c.documentCount;
     logger.info(
       {
         dataFile: file,
@@ -169,6 +169,8 @@ export class Persistence {
    * What start-up leaves until the server answers (the caller starts it then), in the background, a
    * batch per turn of the event loop: a start after a crash is an outage, and these were most of
    * its cost (tools/bench/README.md, "soak").
+   * - The documents of the collections the journal did not need loaded (Collection.deferLoad): a
+   *   command on one before its turn loads it itself.
    * - The trees of non-unique indexes (Collection.restoreIndex): a request that needs one before
    *   its turn builds it itself.
    * - A buffer of its own for each loaded document. Start-up keeps each as a view into the 8 MiB
@@ -180,6 +182,14 @@ export class Persistence {
     const ms = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
     const stopped = () => this.closing;
     this.finishing ??= (async () => {
+      const collections = await this.store.loadDeferredCollections(stopped, (coll, err) =>
+        this.logger.fatal(
+          { err, dataFile: this.file, namespace: coll.ns },
+          'a collection in the data files is damaged; it answers every command with an error ' +
+            'until the files are repaired',
+        ),
+      );
+      this.logger.info({ collections, ms: ms() }, 'deferred collections loaded');
       await this.store.buildDeferredIndexes(stopped);
       this.logger.info({ ms: ms() }, 'deferred indexes built');
       const documents = await this.store.ownLoadedBytes(stopped);

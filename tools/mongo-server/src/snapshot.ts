@@ -13,7 +13,7 @@ import { deserialize, serialize } from 'bson';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { IndexSpec } from './indexes';
-import { rawOf, specFromStored } from './journal';
+import { specFromStored } from './journal';
 import { readFrames, syncDir, type FrameCheck } from './framed-file';
 import type { Store } from './store';
 import { num, type Doc } from './values';
@@ -84,6 +84,8 @@ export async function loadSnapshot(
         (meta['options'] as Doc) ?? {},
       );
       for (const spec of (meta['indexes'] as Doc[]) ?? []) coll.restoreIndex(specFromStored(spec));
+      // Its documents are kept as read until first needed (Collection.deferLoad says why).
+      coll.deferLoad();
       remaining = num(meta['count']) ?? 0;
       collections++;
     });
@@ -130,15 +132,13 @@ export function captureStore(store: Store): StoreCapture {
   let documents = 0;
   for (const [db, colls] of store.databases) {
     for (const coll of colls.values()) {
-      const raws = new Array<Uint8Array>(coll.records.size);
-      let i = 0;
-      for (const r of coll.records) raws[i++] = rawOf(r);
+      const raws = coll.rawsToSnapshot();
       documents += raws.length;
       collections.push({
         db,
         name: coll.name,
         options: coll.options,
-        indexes: [...coll.indexes.values()].filter((x) => x.name !== '_id_').map((x) => x.spec),
+        indexes: coll.indexSpecs().filter((x) => x.name !== '_id_'),
         raws,
       });
     }

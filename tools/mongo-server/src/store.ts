@@ -13,6 +13,8 @@ import type { Doc } from './values';
 const OWN_BYTES_BATCH = 512;
 /** Records added to a deferred index's tree per turn. */
 const INDEX_BUILD_BATCH = 256;
+/** Documents loaded into a collection whose load was deferred, per turn. */
+const LOAD_BATCH = 512;
 
 export class Store {
   readonly databases = new Map<string, Map<string, Collection>>();
@@ -25,6 +27,35 @@ export class Store {
   }
 
   /**
+   * Loads the documents of the collections whose load start-up deferred (Collection.deferLoad), a
+   * batch per turn of the event loop so that requests are answered meanwhile; ends early once
+   * `stopped()`. A command on one of them before its turn loads the rest of it itself. A collection
+   * whose documents turn out to be damaged is reported to `damaged` and left (it answers every
+   * command with that error).
+   */
+  async loadDeferredCollections(
+    stopped: () => boolean,
+    damaged: (coll: Collection, err: unknown) => void,
+  ): Promise<number> {
+    let loaded = 0;
+    for (const colls of [...this.databases.values()]) {
+      for (const coll of [...colls.values()]) {
+        if (!coll.loadPending || coll.damaged) continue;
+        loaded++;
+        try {
+          while (coll.loadSome(LOAD_BATCH)) {
+            await new Promise(setImmediate);
+            if (stopped()) return loaded;
+          }
+        } catch (err) {
+          damaged(coll, err);
+        }
+      }
+    }
+    return loaded;
+  }
+
+  /**
    * Builds the trees of the indexes start-up deferred (Collection.restoreIndex), a batch of records
    * per turn of the event loop so that requests are answered meanwhile; ends early once
    * `stopped()`. A request that needs one of them before it is complete completes it itself
@@ -34,6 +65,7 @@ export class Store {
   async buildDeferredIndexes(stopped: () => boolean): Promise<void> {
     for (const colls of [...this.databases.values()]) {
       for (const coll of [...colls.values()]) {
+        if (coll.damaged) continue;
         while (coll.buildDeferredIndexes(INDEX_BUILD_BATCH)) {
           await new Promise(setImmediate);
           if (stopped()) return;
@@ -55,6 +87,7 @@ export class Store {
     let n = 0;
     for (const colls of [...this.databases.values()]) {
       for (const coll of [...colls.values()]) {
+        if (coll.damaged) continue;
         for (const record of coll.records) {
           const raw = record.raw;
           if (raw) {

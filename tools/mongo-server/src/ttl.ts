@@ -9,6 +9,8 @@ export function ttlSweep(store: Store, logger: Logger, now = Date.now()): number
   let removed = 0;
   for (const colls of store.databases.values()) {
     for (const coll of colls.values()) {
+      // A damaged collection answers nothing (Collection.loadSome); its loading reported it.
+      if (coll.damaged) continue;
       for (const index of coll.indexes.values()) {
         const secs = index.spec.expireAfterSeconds;
         if (secs === undefined) continue;

@@ -128,7 +128,7 @@ describe('data file persistence', () => {
     });
   });
 
-  it('when a damaged data file holds two documents with the same unique key, then start-up fails instead of keeping both', async () => {
+  it('when a damaged data file holds two documents with the same unique key, then the collection answers every command with that error instead of keeping both, and a stop keeps the bytes as they were', async () => {
     const file = path.join(dir, 'data.bson');
     await withServer(file, async (client) => {
       const c = client.db('app').collection('users');
@@ -145,6 +145,48 @@ describe('data file persistence', () => {
     expect(at).toBeGreaterThan(0);
     bytes.write('dup-a@x', at);
     writeFileSync(file, bytes);
+    // Start-up leaves the collection's load until it is first used (Collection.deferLoad): the
+    // damage is found then, or by the load in the background once the server answers.
+    for (let run = 0; run < 2; run++) {
+      await withServer(file, async (client) => {
+        const users = client.db('app').collection('users');
+        await expect(users.find({}).toArray()).rejects.toThrow(/E11000.*email_1/);
+        await expect(users.insertOne({ _id: 3, email: 'c@x' } as never)).rejects.toThrow(
+          /damaged.*E11000.*email_1/,
+        );
+        await expect(users.countDocuments()).rejects.toThrow(/damaged/);
+        // Other collections are served, and written (the stop then writes a snapshot).
+        await client.db('app').collection('other').insertOne({ run });
+        expect(await client.db('app').collection('other').countDocuments()).toBe(run + 1);
+      });
+      // The snapshot written by the stop holds the damaged collection as it was read.
+      expect(readFileSync(file).toString('latin1').split('dup-a@x').length - 1).toBe(2);
+    }
+  });
+
+  it('when the journal changes a collection whose data file is damaged, then start-up fails', async () => {
+    const file = path.join(dir, 'data.bson');
+    await withServer(file, async (client) => {
+      const c = client.db('app').collection('users');
+      await c.createIndex({ email: 1 }, { unique: true });
+      await c.insertMany([
+        { _id: 1, email: 'dup-a@x' } as never,
+        { _id: 2, email: 'dup-b@x' } as never,
+      ]);
+    });
+    // An update only in the journal: replaying it needs the collection loaded.
+    const server = await start({ port: 0, dataFile: file, journal: { snapshotOnStop: false } });
+    const client = await MongoClient.connect(server.uri);
+    await client
+      .db('app')
+      .collection('users')
+      .updateOne({ _id: 1 as never }, { $set: { seen: true } });
+    await client.close();
+    await server.stop();
+    const bytes = readFileSync(file);
+    bytes.write('dup-a@x', bytes.indexOf('dup-b@x'));
+    writeFileSync(file, bytes);
+
     await expect(start({ port: 0, dataFile: file })).rejects.toThrow(/E11000.*email_1/);
   });
 });

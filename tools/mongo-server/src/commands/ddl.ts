@@ -4,7 +4,6 @@ import { MongoServerError } from '../errors';
 import type { IndexSpec } from '../indexes';
 import { validateDbName, validateNamespace } from '../store';
 import { isPlainObject, num, toView, type Doc } from '../values';
-import { calculateObjectSize } from 'bson';
 import {
   collectionName,
   optionalBool,
@@ -166,8 +165,8 @@ const listDatabases: CommandHandler = {
     let totalSize = 0;
     for (const [name, colls] of ctx.store.databases) {
       let size = 0;
-      for (const c of colls.values())
-        for (const r of c.records) size += r.size ?? calculateObjectSize(r.doc);
+      // The bytes as stored, loaded or not: sizes need no collection loaded (Collection.deferLoad).
+      for (const c of colls.values()) for (const raw of c.rawsToSnapshot()) size += raw.length;
       const entry = { name, sizeOnDisk: size, empty: size === 0 };
       if (!match(entry)) continue;
       totalSize += size;
