@@ -10,7 +10,7 @@
 // segment. Snapshots are written by compaction (persistence.ts) from references captured at one
 // instant: temp file in the same directory, fsync, rename over the data file, fsync the directory.
 import { deserialize, serialize } from 'bson';
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { IndexSpec } from './indexes';
 import { specFromStored } from './journal';
@@ -178,7 +178,15 @@ export async function writeSnapshot(
 ): Promise<number> {
   const dir = path.dirname(file);
   const tmp = tempSnapshotName(file);
-  const handle = await fs.open(tmp, 'w');
+  // O_DSYNC: each chunk is on the disk when its write returns, so the page cache never holds more
+  // than a chunk of the snapshot unwritten. With a whole snapshot dirty, the journal's next durable
+  // write (ext4 commits its metadata in order) could wait for all of it to be flushed: every
+  // journaled write stalled for as long as the snapshot's flush, which grows with the data
+  // (tools/bench/README.md, "soak").
+  const handle = await fs.open(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_DSYNC,
+  );
   let position = 0;
   let renamed = false;
   try {
