@@ -40,7 +40,9 @@ export class Store {
     let loaded = 0;
     for (const colls of [...this.databases.values()]) {
       for (const coll of [...colls.values()]) {
-        if (!coll.loadPending || coll.damaged) continue;
+        // A damaged one stays pending: loadSome throws its damage again, so it is reported even
+        // when a command found it first.
+        if (!coll.loadPending) continue;
         loaded++;
         try {
           while (coll.loadSome(LOAD_BATCH)) {
