@@ -76,7 +76,12 @@ import {
   type CollectorStandIn,
 } from './support/programs';
 import { serverNodeArgs } from '@nhp/mongo-server';
-import { deployedMemoryLimit, memoryLimit, type MemoryLimit } from './support/memory-limit';
+import {
+  deployedMemoryLimit,
+  deployedNodeOptions,
+  memoryLimit,
+  type MemoryLimit,
+} from './support/memory-limit';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const CONNECTIONS = PAIRED_CONNECTIONS;
@@ -287,6 +292,8 @@ interface Stack {
   conn: Connection;
   /** The memory limit every server of the run has (docker-compose.yml's for privacy-api), if set. */
   memoryLimits: MemoryLimit[];
+  /** The NODE_OPTIONS every server of the run has (docker-compose.yml's for privacy-api), if any. */
+  nodeOptions: string | undefined;
 }
 
 async function startStack(): Promise<Stack> {
@@ -349,6 +356,11 @@ async function startStack(): Promise<Stack> {
   // docker-compose.yml gives privacy-api: V8 sizes its heap from it, as in the container.
   const memoryLimits: MemoryLimit[] = [];
   const limitBytes = deployedMemoryLimit('privacy-api');
+  // And with the NODE_OPTIONS docker-compose.yml gives privacy-api beside its limit (V8's young
+  // generation): both sides run the same runtime, configured as deployed.
+  const nodeOptions = deployedNodeOptions('privacy-api');
+  const deployedNode: Record<string, string> =
+    nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions };
   const limited = (name: string) => {
     const limit = memoryLimit(name, limitBytes);
     if (limit) memoryLimits.push(limit);
@@ -370,6 +382,7 @@ async function startStack(): Promise<Stack> {
         }),
         PRIVACY_PAGE_SIZE: String(PAGE_SIZE),
         HTTP_TRUST_PROXY: TRUST_PROXY,
+        ...deployedNode,
         // Tracing stays off unless `env` turns it on.
         ...env,
       },
@@ -415,7 +428,7 @@ async function startStack(): Promise<Stack> {
   const barePort = await freePort();
   const bare = spawnProgram(
     [...profile('bare'), bareFile],
-    { MONGO_URL: mongoUrl, PORT: String(barePort), TRUST_PROXY },
+    { MONGO_URL: mongoUrl, PORT: String(barePort), TRUST_PROXY, ...deployedNode },
     pinning?.serverCpu,
     limited('bare'),
   );
@@ -430,6 +443,7 @@ async function startStack(): Promise<Stack> {
       COALESCE: '1',
       VERIFY_DPOP: '1',
       TRUST_PROXY,
+      ...deployedNode,
     },
     pinning?.serverCpu,
     limited('bare-coalescing'),
@@ -461,6 +475,7 @@ async function startStack(): Promise<Stack> {
     issuer,
     conn,
     memoryLimits,
+    nodeOptions,
   };
 }
 
@@ -1093,6 +1108,11 @@ export async function run(): Promise<void> {
       stack.memoryLimits.length > 0
         ? `  each server in a ${stack.memoryLimits[0]?.describe.replace(/ \(.*/, '')} (docker-compose.yml's mem_limit for privacy-api; V8 sizes its heap from it)`
         : `  NO memory limit (cgroups not writable here): V8 sizes each server's heap from the machine's memory, so the RSS rows measure the machine`,
+    );
+    say(
+      stack.nodeOptions === undefined
+        ? `  no NODE_OPTIONS (docker-compose.yml sets none for privacy-api)`
+        : `  each server with NODE_OPTIONS=${stack.nodeOptions} (docker-compose.yml's for privacy-api)`,
     );
     say(
       `  privacy-api built from the ${(await sourceRoot()).label}, on Node ${process.versions.node}; HTTP_TRUST_PROXY=${TRUST_PROXY}, every request with X-Forwarded-Proto/Host/For`,

@@ -227,6 +227,7 @@ export function createStatusFastPath(deps: StatusFastPathDeps): StatusFastPath {
         url: `${protocol}://${host}${url}`,
         headers,
         rawHeaders: req.rawHeaders,
+        connection: req.socket,
       });
     } catch {
       // Express checks again and answers the refusal (nothing of the request was read).

@@ -25,12 +25,27 @@ export interface MemoryLimit {
  * the bench runs that service with, so that the two cannot drift apart.
  */
 export function deployedMemoryLimit(service: string): number {
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
-  const limit = String(compose?.services?.[service]?.mem_limit ?? '');
+  const limit = String(composeService(service)?.mem_limit ?? '');
   const match = /^(\d+)([kmg]?)$/i.exec(limit);
   if (!match) throw new Error(`docker-compose.yml: no mem_limit like 512m for ${service}`);
   const unit = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[(match[2] ?? '').toLowerCase()] ?? 1;
   return Number(match[1]) * unit;
+}
+
+/**
+ * The NODE_OPTIONS docker-compose.yml gives `service` (V8's young generation, sized for its
+ * memory limit), or undefined: what the bench starts that service with, beside the limit.
+ */
+export function deployedNodeOptions(service: string): string | undefined {
+  const options: unknown = composeService(service)?.environment?.NODE_OPTIONS;
+  return typeof options === 'string' && options !== '' ? options : undefined;
+}
+
+function composeService(
+  service: string,
+): { mem_limit?: unknown; environment?: Record<string, unknown> } | undefined {
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+  return compose?.services?.[service];
 }
 
 const CGROUP_V2 = '/sys/fs/cgroup';

@@ -9,7 +9,7 @@ import { duplicateKeyInfo, modelOf, toAppError, translated } from '@nhp/shared-p
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
-import { DEFAULT_CACHE_TTL_MS, type AuditContext } from '../audit-context';
+import { cacheTiming, DEFAULT_CACHE_TTL_MS, type AuditContext } from '../audit-context';
 import { journalPush, newJournalEntry, type Journal, type JournalEntry } from '../journal';
 
 export const DEFINITIONS_COLLECTION = 'privacy_definitions';
@@ -120,7 +120,8 @@ export function createDefinitionRepository(options: CreateDefinitionRepositoryOp
   const { connection, journal } = options;
   const now = options.now ?? (() => new Date());
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
-  const cache = ttl > 0 ? new LRUCache<string, Definition>({ max: 10_000, ttl }) : undefined;
+  const cache =
+    ttl > 0 ? new LRUCache<string, Definition>({ max: 10_000, ...cacheTiming(ttl) }) : undefined;
   const Definitions = definitionModel(connection);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
   const raw = Definitions.collection as unknown as Collection<DefinitionDocument>;

@@ -3,7 +3,7 @@ import { modelOf, translated } from '@nhp/shared-persistence';
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
-import { DEFAULT_CACHE_TTL_MS, type AuditContext } from '../audit-context';
+import { cacheTiming, DEFAULT_CACHE_TTL_MS, type AuditContext } from '../audit-context';
 import { journalPush, newJournalEntry, type Journal, type JournalEntry } from '../journal';
 
 export const GRANTS_COLLECTION = 'privacy_grants';
@@ -82,7 +82,10 @@ export function createGrantRepository(options: CreateGrantRepositoryOptions) {
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cache =
     ttl > 0
-      ? new LRUCache<string, { read: boolean; write: boolean }>({ max: 10_000, ttl })
+      ? new LRUCache<string, { read: boolean; write: boolean }>({
+          max: 10_000,
+          ...cacheTiming(ttl),
+        })
       : undefined;
   const Grants = grantModel(connection);
   // Writes go through the driver: the journal entry must land exactly as built, uncast.
