@@ -212,76 +212,67 @@ describe('verified-token cache', () => {
     await request(app).get('/whoami').set('Authorization', `Bearer ${token}`);
     expect(auth.stats()).toEqual({ tokenVerifications: 2, tokenCacheHits: 0 });
   });
-});
 
-describe('the Bearer token last accepted on a connection', () => {
-  let issuer: TestIssuer;
-  let clockMs: number;
+  describe('the Bearer token last accepted on a connection', () => {
+    const check = (auth: PrivacyAuth, connection: object | undefined, authorization: string) =>
+      auth.verify({
+        method: 'GET',
+        url: 'http://api.test/whoami',
+        headers: { authorization },
+        connection,
+      });
 
-  beforeAll(async () => {
-    issuer = await createTestIssuer();
-  });
-
-  beforeEach(() => {
-    clockMs = Date.now();
-  });
-
-  const check = (auth: PrivacyAuth, connection: object | undefined, authorization: string) =>
-    auth.verify({
-      method: 'GET',
-      url: 'http://api.test/whoami',
-      headers: { authorization },
-      connection,
+    it('when it comes again on its connection, then it is known without the token cache', async () => {
+      // A cache of one: another connection's token pushes this one out of it.
+      const auth = createPrivacyAuth({ ...issuer.authOptions(), tokenCacheSize: 1 });
+      const [first, second] = [{}, {}];
+      const mine = `Bearer ${await issuer.mint({ clientId: 'mine' })}`;
+      const theirs = `Bearer ${await issuer.mint({ clientId: 'theirs' })}`;
+      expect((await check(auth, first, mine)).clientId).toBe('mine');
+      expect((await check(auth, second, theirs)).clientId).toBe('theirs');
+      expect((await check(auth, first, mine)).clientId).toBe('mine');
+      expect(auth.stats()).toEqual({ tokenVerifications: 2, tokenCacheHits: 1 });
+      // Not shared between connections, nor kept without one.
+      expect((await check(auth, second, mine)).clientId).toBe('mine');
+      expect((await check(auth, undefined, theirs)).clientId).toBe('theirs');
+      expect(auth.stats()).toEqual({ tokenVerifications: 4, tokenCacheHits: 1 });
     });
 
-  it('when it comes again on its connection, then it is known without the token cache', async () => {
-    // A cache of one: another connection's token pushes this one out of it.
-    const auth = createPrivacyAuth({ ...issuer.authOptions(), tokenCacheSize: 1 });
-    const [first, second] = [{}, {}];
-    const mine = `Bearer ${await issuer.mint({ clientId: 'mine' })}`;
-    const theirs = `Bearer ${await issuer.mint({ clientId: 'theirs' })}`;
-    expect((await check(auth, first, mine)).clientId).toBe('mine');
-    expect((await check(auth, second, theirs)).clientId).toBe('theirs');
-    expect((await check(auth, first, mine)).clientId).toBe('mine');
-    expect(auth.stats()).toEqual({ tokenVerifications: 2, tokenCacheHits: 1 });
-    // Not shared between connections, nor kept without one.
-    expect((await check(auth, second, mine)).clientId).toBe('mine');
-    expect((await check(auth, undefined, theirs)).clientId).toBe('theirs');
-    expect(auth.stats()).toEqual({ tokenVerifications: 4, tokenCacheHits: 1 });
-  });
-
-  it('when it has expired (beyond the skew), then it is refused on its connection too', async () => {
-    const auth = createPrivacyAuth({ ...issuer.authOptions(), now: () => clockMs });
-    const connection = {};
-    const token = await issuer.mint({ expiresInSec: 60, iat: Math.floor(clockMs / 1000) });
-    await check(auth, connection, `Bearer ${token}`);
-    clockMs += 60_000 + 31_000;
-    await expect(check(auth, connection, `Bearer ${token}`)).rejects.toMatchObject({
-      status: 401,
-      category: 'credentials-expired',
+    it('when it has expired (beyond the skew), then it is refused on its connection too', async () => {
+      const auth = createPrivacyAuth({ ...issuer.authOptions(), now: () => clockMs });
+      const connection = {};
+      const token = await issuer.mint({ expiresInSec: 60, iat: Math.floor(clockMs / 1000) });
+      await check(auth, connection, `Bearer ${token}`);
+      clockMs += 60_000 + 31_000;
+      await expect(check(auth, connection, `Bearer ${token}`)).rejects.toMatchObject({
+        status: 401,
+        category: 'credentials-expired',
+      });
     });
-  });
 
-  it('when another header comes on the connection, then that one is checked', async () => {
-    const auth = createPrivacyAuth(issuer.authOptions());
-    const connection = {};
-    const token = await issuer.mint();
-    await check(auth, connection, `Bearer ${token}`);
-    await expect(check(auth, connection, `Bearer ${token}x`)).rejects.toMatchObject({
-      status: 401,
+    it('when another header comes on the connection, then that one is checked', async () => {
+      const auth = createPrivacyAuth(issuer.authOptions());
+      const connection = {};
+      const token = await issuer.mint();
+      await check(auth, connection, `Bearer ${token}`);
+      await expect(check(auth, connection, `Bearer ${token}x`)).rejects.toMatchObject({
+        status: 401,
+      });
+      // A DPoP-bound token sent as Bearer on a connection that had a good one: still refused.
+      const bound = await issuer.mint({ dpopKey: await issuer.newDpopKey() });
+      await expect(check(auth, connection, `Bearer ${bound}`)).rejects.toMatchObject({
+        status: 401,
+      });
+      expect((await check(auth, connection, `Bearer ${token}`)).clientId).toBeDefined();
     });
-    // A DPoP-bound token sent as Bearer on a connection that had a good one: still refused.
-    const bound = await issuer.mint({ dpopKey: await issuer.newDpopKey() });
-    await expect(check(auth, connection, `Bearer ${bound}`)).rejects.toMatchObject({ status: 401 });
-    expect((await check(auth, connection, `Bearer ${token}`)).clientId).toBeDefined();
-  });
 
-  it('when the token cache is off, then every request on a connection is checked', async () => {
-    const auth = createPrivacyAuth({ ...issuer.authOptions(), tokenCacheSize: 0 });
-    const connection = {};
-    const authorization = `Bearer ${await issuer.mint()}`;
-    await check(auth, connection, authorization);
-    await check(auth, connection, authorization);
-    expect(auth.stats()).toEqual({ tokenVerifications: 2, tokenCacheHits: 0 });
+    it('when the token cache is off, then every request on a connection is checked', async () => {
+      const auth = createPrivacyAuth({ ...issuer.authOptions(), tokenCacheSize: 0 });
+      const connection = {};
+      const authorization = `Bearer ${await issuer.mint()}`;
+      await check(auth, connection, authorization);
+      await check(auth, connection, authorization);
+      expect(auth.stats()).toEqual({ tokenVerifications: 2, tokenCacheHits: 0 });
+    });
   });
 });
