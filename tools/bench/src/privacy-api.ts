@@ -50,7 +50,13 @@ import { createTestIssuer, syntheticFnr, type TestIssuer } from '@nhp/privacy-te
 import { createLogger } from '@nhp/shared-logger';
 import { connectNats, drainNats, type NatsConnection } from '@nhp/shared-messaging';
 import { closeMongo, connectMongo } from '@nhp/shared-persistence';
-import { freePort, present, startNatsServer, withDatabase } from '@nhp/shared-testing';
+import {
+  composeNodeOptions,
+  freePort,
+  present,
+  startNatsServer,
+  withDatabase,
+} from '@nhp/shared-testing';
 import type { Connection } from 'mongoose';
 import {
   cpuPinning,
@@ -76,12 +82,7 @@ import {
   type CollectorStandIn,
 } from './support/programs';
 import { serverNodeArgs } from '@nhp/mongo-server';
-import {
-  deployedMemoryLimit,
-  deployedNodeOptions,
-  memoryLimit,
-  type MemoryLimit,
-} from './support/memory-limit';
+import { deployedMemoryLimit, memoryLimit, type MemoryLimit } from './support/memory-limit';
 import { spawnProgram, stopProgram, waitForUrl } from './support/processes';
 
 const CONNECTIONS = PAIRED_CONNECTIONS;
@@ -358,7 +359,7 @@ async function startStack(): Promise<Stack> {
   const limitBytes = deployedMemoryLimit('privacy-api');
   // And with the NODE_OPTIONS docker-compose.yml gives privacy-api beside its limit (V8's young
   // generation): both sides run the same runtime, configured as deployed.
-  const nodeOptions = deployedNodeOptions('privacy-api');
+  const nodeOptions = composeNodeOptions('privacy-api');
   const deployedNode: Record<string, string> =
     nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions };
   const limited = (name: string) => {

@@ -12,9 +12,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
 import { trustedIssuer, type TrustedIssuer } from '@nhp/privacy-testing';
-import { startAppProcess, startTestInfra, type TestInfra } from '@nhp/shared-testing';
+import {
+  composeNodeOptions,
+  startAppProcess,
+  startTestInfra,
+  type TestInfra,
+} from '@nhp/shared-testing';
 import { buildContext } from '../src/build-context';
 import { replayDockerfile, type ReplayedStage } from '../src/dockerfile-replay';
 import { compareWithTested } from '../src/installed-packages';
@@ -121,7 +125,9 @@ describe('the image each app is built into', () => {
         cwd: appDir,
         portVariable: portVariable(app),
         healthPath: app === 'privacy-api' ? '/health' : '/readyz',
-        env: { ...stage.env, ...common, ...env, ...(await composeNodeOptions(app)) },
+        // A value Node refuses in NODE_OPTIONS (a flag it does not allow there, a typo) stops the
+        // app from starting.
+        env: { ...stage.env, ...common, ...env, ...nodeOptionsOf(app) },
       });
       expect(await running.stop()).toEqual({ code: 0, signal: null });
     },
@@ -151,20 +157,13 @@ function portVariable(app: App): string {
   }[app];
 }
 
-/** What each app requires in production (no development keys or tokens), on loopback. */
-/**
- * The NODE_OPTIONS docker-compose.yml sets for the app's service (privacy-api's young generation,
- * sized for its memory limit): a value Node refuses (a flag it does not allow there, a typo) stops
- * the app from starting.
- */
-async function composeNodeOptions(app: App): Promise<Record<string, string>> {
-  const compose = parse(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8'), {
-    merge: true,
-  }) as { services?: Record<string, { environment?: Record<string, unknown> }> };
-  const options = compose.services?.[app]?.environment?.['NODE_OPTIONS'];
-  return typeof options === 'string' ? { NODE_OPTIONS: options } : {};
+/** The NODE_OPTIONS docker-compose.yml gives the app's service, as an environment. */
+function nodeOptionsOf(app: App): Record<string, string> {
+  const options = composeNodeOptions(app);
+  return options === undefined ? {} : { NODE_OPTIONS: options };
 }
 
+/** What each app requires in production (no development keys or tokens), on loopback. */
 async function productionEnv(app: App, appDir: string): Promise<Record<string, string>> {
   switch (app) {
     case 'privacy-api': {

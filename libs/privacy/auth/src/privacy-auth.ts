@@ -162,9 +162,9 @@ export function createPrivacyAuth(options: PrivacyAuthOptions): PrivacyAuth {
    * the token again: no pattern, no SHA-256 and no cache lookup, which are most of what a check
    * of a known token costs. Held by the connection (a WeakMap entry), so it goes with it: the
    * token is kept no longer than the connection that carries it lives, and a header is compared
-   * only with what came before on the same connection. DPoP tokens are not
-   * remembered: each request brings a proof of its own, checked against the token's hash. Off
-   * with the token cache (tokenCacheSize 0: every request's token is checked).
+   * only with what came before on the same connection. DPoP tokens are not remembered: each
+   * request brings a proof of its own, checked against the token's hash. Off with the token cache
+   * (tokenCacheSize 0: every request's token is checked).
    */
   const lastBearer = new WeakMap<object, { authorization: string; token: VerifiedToken }>();
 

@@ -12,6 +12,7 @@ export {
   type MongoServerProcess,
   type StartMongoServerProcessOptions,
 } from './mongo-process';
+export { composeNodeOptions, composeService, type ComposeService } from './compose';
 export { freePort } from './free-port';
 export { monitoredConnection } from './monitored-connection';
 export { LogCapture } from './log-capture';

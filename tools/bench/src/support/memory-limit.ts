@@ -7,10 +7,9 @@
 // Hand-written: no npm package creates cgroups; this is the kernel's documented file interface
 // (cgroup v2's memory.max, or v1's memory.limit_in_bytes), and it needs root. Where neither can be
 // written, `memoryLimit` returns undefined and the report says the row ran without it.
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { ROOT } from './programs';
+import { composeService } from '@nhp/shared-testing';
 
 export interface MemoryLimit {
   bytes: number;
@@ -30,22 +29,6 @@ export function deployedMemoryLimit(service: string): number {
   if (!match) throw new Error(`docker-compose.yml: no mem_limit like 512m for ${service}`);
   const unit = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[(match[2] ?? '').toLowerCase()] ?? 1;
   return Number(match[1]) * unit;
-}
-
-/**
- * The NODE_OPTIONS docker-compose.yml gives `service` (V8's young generation, sized for its
- * memory limit), or undefined: what the bench starts that service with, beside the limit.
- */
-export function deployedNodeOptions(service: string): string | undefined {
-  const options: unknown = composeService(service)?.environment?.NODE_OPTIONS;
-  return typeof options === 'string' && options !== '' ? options : undefined;
-}
-
-function composeService(
-  service: string,
-): { mem_limit?: unknown; environment?: Record<string, unknown> } | undefined {
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
-  return compose?.services?.[service];
 }
 
 const CGROUP_V2 = '/sys/fs/cgroup';
